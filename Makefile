@@ -1,0 +1,24 @@
+# One command each: `make site` (set up + build), `make serve`, `make test`, `make bench`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: setup site serve test bench
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -r requirements.txt
+	touch $@
+
+site: setup
+	$(PY) -m mkdocs build --strict
+
+serve: setup
+	$(PY) -m mkdocs serve
+
+test: setup
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) -m bench --full

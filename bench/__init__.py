@@ -1,0 +1,1 @@
+"""The project's benchmark: `python -m bench --quick|--full` measures every technique the site teaches."""

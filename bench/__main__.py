@@ -1,0 +1,95 @@
+"""python -m bench [--quick | --full] [--only T1,T2] [--out FILE] [--overwrite] [--update-reference]"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+REFERENCE = Path(__file__).with_name("reference.json")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    from bench.core import techniques
+
+    known = list(techniques())
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="Measure every technique of the guide on this machine and write a results file.")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="small sizes, seconds (what CI runs)")
+    mode.add_argument("--full", action="store_true", help="published sizes, under 10 minutes on 2 cores (default)")
+    parser.add_argument("--only", default="", help=f"comma-separated subset of: {', '.join(known)}")
+    parser.add_argument("--out", type=Path, default=Path("bench-results.json"),
+                        help="results file to write (default: ./bench-results.json)")
+    parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    parser.add_argument("--update-reference", action="store_true",
+                        help=f"write the site's reference results ({REFERENCE.name}); full mode only")
+    parser.add_argument("--list", action="store_true", help="list the techniques and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        return args
+
+    args.techniques = [t for t in args.only.split(",") if t] or known
+    unknown = [t for t in args.techniques if t not in known]
+    if unknown:
+        parser.error(f"unknown technique(s) {', '.join(unknown)}; choose from {', '.join(known)}")
+    if args.update_reference:
+        if args.quick or args.only:
+            parser.error("--update-reference needs a full run of every technique (no --quick, no --only)")
+        args.out = REFERENCE
+    elif args.out.resolve() == REFERENCE.resolve():
+        parser.error(f"{args.out} is the committed reference; use --update-reference to replace it")
+    elif args.out.exists() and not args.overwrite:
+        parser.error(f"{args.out} exists; pass --overwrite to replace it or --out to choose another file")
+    if args.out.parent and not args.out.parent.exists():
+        parser.error(f"folder {args.out.parent} does not exist")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.list:
+        from bench.core import techniques
+        for name, module in techniques().items():
+            print(f"{name:20} {module.TITLE}")
+        return 0
+
+    from tqdm import tqdm
+    from torch.utils.benchmark import Compare
+
+    from bench import machine
+    from bench.compare import side_by_side
+    from bench.core import Session, add_ratios, techniques
+
+    modules = techniques()
+    session = Session(quick=args.quick)
+    started = dt.datetime.now(dt.timezone.utc)
+    progress = tqdm(args.techniques, desc="benchmark", unit="technique", file=sys.stderr)
+    for name in progress:
+        progress.set_postfix_str(name)
+        session.technique = name
+        modules[name].run(session)
+    add_ratios(session.rows)
+
+    results = {
+        "schema": 1,
+        "mode": "quick" if args.quick else "full",
+        "created": started.isoformat(timespec="seconds"),
+        "seconds": round((dt.datetime.now(dt.timezone.utc) - started).total_seconds(), 1),
+        "machine": machine.describe(),
+        "techniques": {name: modules[name].TITLE for name in args.techniques},
+        "results": session.rows,
+    }
+    args.out.write_text(json.dumps(results, indent=1) + "\n")
+
+    Compare(session.measurements).print()
+    if REFERENCE.exists() and args.out != REFERENCE:
+        print(side_by_side(results, json.loads(REFERENCE.read_text())))
+    print(f"wrote {args.out} ({results['seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Measuring: torch.utils.benchmark timings and other metrics, ratios against a baseline."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any, Callable
+
+from torch.utils.benchmark import Measurement, Timer
+
+import bench.cases
+
+
+def techniques() -> dict[str, Any]:
+    """Every module in bench/cases, by name; each has TITLE and run(session)."""
+    found = {}
+    for info in pkgutil.iter_modules(bench.cases.__path__):
+        if not info.name.startswith("_"):
+            found[info.name] = importlib.import_module(f"bench.cases.{info.name}")
+    return dict(sorted(found.items(), key=lambda kv: getattr(kv[1], "ORDER", 100)))
+
+
+class Session:
+    """Collects one run's rows. Cases call time() for durations and record() for anything else."""
+
+    def __init__(self, quick: bool):
+        self.quick = quick
+        self.min_run_time = 0.05 if quick else 0.6
+        self.technique = ""
+        self.rows: list[dict] = []
+        self.measurements: list[Measurement] = []
+
+    def pick(self, quick, full):
+        """A size or count for quick mode (CI, seconds) or full mode (published numbers)."""
+        return quick if self.quick else full
+
+    def time(self, group: str, label: str, fn: Callable[[], Any], *, num_threads: int = 1,
+             baseline: bool = False, items: int | None = None, params: dict | None = None,
+             min_run_time: float | None = None) -> dict:
+        """Median and IQR of fn() with blocked_autorange and an explicit thread count.
+
+        items: how many samples one call handles, to also report items/s.
+        """
+        timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=num_threads,
+                      label=f"{self.technique}: {group}", sub_label=label,
+                      description=f"{num_threads} thread(s)")
+        m = timer.blocked_autorange(min_run_time=min_run_time or self.min_run_time)
+        self.measurements.append(m)
+        row = self._add(group, label, m.median, "s", baseline=baseline, higher_is_better=False,
+                        spread=m.iqr, runs=len(m.times), params={"num_threads": num_threads, **(params or {})})
+        if items:
+            row["items_per_s"] = items / m.median
+        return row
+
+    def record(self, group: str, label: str, value: float, unit: str, *, baseline: bool = False,
+               higher_is_better: bool = False, spread: float | None = None, runs: int = 1,
+               params: dict | None = None) -> dict:
+        """A metric that is not a Timer duration: images/s, MB, peak RSS, a count."""
+        return self._add(group, label, value, unit, baseline=baseline, higher_is_better=higher_is_better,
+                         spread=spread, runs=runs, params=params or {})
+
+    def _add(self, group, label, value, unit, *, baseline, higher_is_better, spread, runs, params):
+        row = {"technique": self.technique, "group": group, "label": label, "unit": unit,
+               "median": float(value), "spread": None if spread is None else float(spread),
+               "runs": runs, "baseline": baseline, "higher_is_better": higher_is_better,
+               "params": params}
+        self.rows.append(row)
+        return row
+
+
+def add_ratios(rows: list[dict]) -> None:
+    """ratio = how many times better than the group's baseline (>1 is better, whatever the unit)."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in rows:
+        groups.setdefault((row["technique"], row["group"]), []).append(row)
+    for key, members in groups.items():
+        bases = [r for r in members if r["baseline"]]
+        if len(bases) != 1:
+            raise ValueError(f"group {key} needs exactly one baseline row, has {len(bases)}")
+        base = bases[0]["median"]
+        for r in members:
+            if not base or not r["median"]:
+                r["ratio"] = None
+            elif r["higher_is_better"]:
+                r["ratio"] = r["median"] / base
+            else:
+                r["ratio"] = base / r["median"]
