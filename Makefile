@@ -1,4 +1,5 @@
 # One command each: `make site` (set up + build), `make serve`, `make test`, `make bench`.
+export NO_MKDOCS_2_WARNING := 1
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
