@@ -20,7 +20,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="small sizes, seconds (what CI runs)")
     mode.add_argument("--full", action="store_true", help="published sizes, under 10 minutes on 2 cores (default)")
-    parser.add_argument("--only", default="", help=f"comma-separated subset of: {', '.join(known)}")
+    parser.add_argument("--only", default="", help="comma-separated techniques to run (names from --list)")
     parser.add_argument("--out", type=Path, default=Path("bench-results.json"),
                         help="results file to write (default: ./bench-results.json)")
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")

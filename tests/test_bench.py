@@ -1,0 +1,103 @@
+"""The benchmark: quick mode works end to end, bad input is refused, and every number the site
+shows is rendered from the committed reference run."""
+import filecmp
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bench.core import techniques
+from bench.render import REFERENCE, RESULTS_DIR, render
+from tests.snippets import DOCS, ROOT, clean_env
+
+
+def bench(*args):
+    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, env=clean_env(COLUMNS="80"),
+                          capture_output=True, text=True, timeout=900)
+
+
+def check_results(results: dict, mode: str) -> None:
+    assert results["mode"] == mode
+    machine = results["machine"]
+    for field in ("cpu_model", "physical_cores", "logical_cores", "isa", "torch", "default_threads"):
+        assert machine[field] not in (None, ""), field
+    assert {"avx2", "avx512f", "avx512_bf16", "amx_bf16"} <= set(machine["isa"])
+    assert set(results["techniques"]) == set(techniques())
+    groups = {}
+    for row in results["results"]:
+        assert row["median"] > 0 and row["runs"] >= 1, row
+        assert row["spread"] is None or row["spread"] >= 0, row
+        groups.setdefault((row["technique"], row["group"]), []).append(row)
+    assert {t for t, _ in groups} == set(techniques()), "a technique measured nothing"
+    for key, rows in groups.items():
+        (base,) = [r for r in rows if r["baseline"]]
+        assert base["ratio"] == pytest.approx(1.0), key
+        for r in rows:
+            expected = (r["median"] / base["median"] if r["higher_is_better"]
+                        else base["median"] / r["median"])
+            assert r["ratio"] == pytest.approx(expected), (key, r["label"])
+
+
+def test_quick_mode_measures_every_technique(quick_run):
+    result, results, _ = quick_run
+    check_results(results, "quick")
+    assert "Times are in" in result.stdout, "the torch.utils.benchmark Compare table is printed"
+    assert "benchmark" in result.stderr and "100%" in result.stderr, "progress is shown"
+
+
+def test_quick_run_is_shown_beside_the_reference(quick_run):
+    result, _, _ = quick_run
+    assert "yours:" in result.stdout and "reference:" in result.stdout
+
+
+def test_reference_is_a_full_run_of_every_technique():
+    reference = json.loads(REFERENCE.read_text())
+    check_results(reference, "full")
+    assert reference["seconds"] < 600, "full mode must finish in under 10 minutes on 2 cores"
+
+
+def test_pages_show_the_current_reference(tmp_path):
+    """Rendering the committed reference again gives exactly the committed tables and plots."""
+    written = render(json.loads(REFERENCE.read_text()), tmp_path)
+    stale = [p.name for p in written if not filecmp.cmp(p, RESULTS_DIR / p.name, shallow=False)]
+    assert not stale, f"docs/results is stale for {stale}: run python -m bench.render"
+    extra = {p.name for p in RESULTS_DIR.iterdir()} - {p.name for p in written}
+    assert not extra, f"docs/results has files no technique renders: {extra}"
+
+
+@pytest.mark.parametrize("technique", list(techniques()))
+def test_each_technique_page_shows_its_results(technique):
+    fragment = f'--8<-- "docs/results/{technique}.md"'
+    pages = [p.name for p in DOCS.glob("*.md") if fragment in p.read_text()]
+    assert pages, f"no page includes {fragment}"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--only", "no_such_technique"], "unknown technique"),
+    (["--quick", "--full"], "not allowed with"),
+    (["--quick", "--update-reference"], "--update-reference needs a full run"),
+    (["--out", "bench/reference.json"], "is the committed reference"),
+    (["--out", "no/such/folder/r.json"], "does not exist"),
+])
+def test_bad_arguments_are_refused(args, message):
+    result = bench(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_an_existing_results_file_is_not_overwritten(tmp_path):
+    mine = tmp_path / "bench-results.json"
+    mine.write_text("my earlier run")
+    result = bench("--quick", "--only", "vectorise", "--out", str(mine))
+    assert result.returncode == 2 and "--overwrite" in result.stderr
+    assert mine.read_text() == "my earlier run"
+
+
+def test_help_shown_on_the_benchmark_page_is_current(request):
+    result = bench("--help")
+    assert result.returncode == 0
+    recorded = DOCS / "outputs" / "cli" / "bench_help.txt"
+    if request.config.getoption("--update-outputs"):
+        recorded.write_text(result.stdout)
+    assert result.stdout == recorded.read_text()
