@@ -1,0 +1,44 @@
+"""glibc malloc against jemalloc and tcmalloc (LD_PRELOAD) on the allocation-heavy workload of
+snippets/allocators_ld_preload.py, each run in a fresh process; median and IQR over the runs.
+"""
+import importlib.util
+import statistics
+from pathlib import Path
+
+TITLE = "Memory allocators"
+ORDER = 120
+
+SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "allocators_ld_preload.py"
+
+
+def snippet():
+    spec = importlib.util.spec_from_file_location("snippet_allocators", SNIPPET)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def iqr(values: list[float]) -> float | None:
+    if len(values) < 2:
+        return None
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    return q[2] - q[0]
+
+
+def run(session) -> None:
+    alloc = snippet()
+    runs = session.pick(1, 3)
+    libraries = {"glibc malloc": None}
+    for name in ("jemalloc", "tcmalloc"):
+        path = alloc.find(name, None)
+        if path:  # absent library: no row (the snippet prints SKIP)
+            libraries[name] = path
+    group = "50 small inference calls of varying shapes, 1 thread, fresh process per run"
+    rss_group = "resident memory kept after the workload (RSS growth)"
+    reports = {label: [alloc.run_under(path) for _ in range(runs)] for label, path in libraries.items()}
+    for name, key, unit in ((group, "median", "s"), (rss_group, "rss_growth_mb", "MB")):
+        for label, path in libraries.items():
+            values = [r[key] for r in reports[label]]
+            session.record(name, label, statistics.median(values), unit, baseline=path is None,
+                           spread=iqr(values), runs=runs,
+                           params={"num_threads": 1, "runs": runs, "LD_PRELOAD": path})

@@ -1,0 +1,72 @@
+"""Autograd vs no_grad vs inference_mode, a frozen backbone, cached features, hoisted constants.
+
+The models and functions are the ones the page shows, loaded from snippets/.
+"""
+import copy
+import importlib.util
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+TITLE = "Avoiding unnecessary work"
+ORDER = 40
+
+SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
+
+
+def snippet(name: str):
+    spec = importlib.util.spec_from_file_location(f"snippet_{name}", SNIPPETS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(session) -> None:
+    torch.manual_seed(0)
+    modes = snippet("avoid_computation_no_grad_vs_inference_mode")
+    batch = 64
+    model = modes.make_model().eval()
+    x = torch.randn(batch, 256)
+    contexts = {"autograd (default)": torch.enable_grad, "torch.no_grad()": torch.no_grad,
+                "torch.inference_mode()": torch.inference_mode}
+    group = f"forward, 3-layer MLP, batch {batch}, 1 thread"
+    for name, context in contexts.items():
+        def forward(context=context):
+            with context():
+                model(x)
+        session.time(group, name, forward, baseline=name.startswith("autograd"), items=batch)
+    group = f"memory kept for backward by one forward, batch {batch}"
+    for name, context in contexts.items():
+        # Deterministic: bytes of tensors autograd saves (0 when nothing is recorded).
+        session.record(group, name, modes.saved_bytes(model, x, context) / 2**20, "MiB",
+                       baseline=name.startswith("autograd"))
+
+    frozen = snippet("avoid_computation_frozen_backbone")
+    full_backbone, head = frozen.make_backbone(), nn.Linear(256, 10)
+    frozen_backbone = copy.deepcopy(full_backbone)
+    frozen.freeze(frozen_backbone)
+    xb, yb = torch.randn(128, 64), torch.randint(0, 10, (128,))
+
+    def step(backbone):
+        nn.functional.cross_entropy(head(backbone(xb)), yb).backward()
+    group = "forward+backward, 3-layer backbone + linear head, batch 128, 1 thread"
+    session.time(group, "backbone trainable (grads for all)", lambda: step(full_backbone), baseline=True)
+    session.time(group, "backbone frozen (requires_grad_(False))", lambda: step(frozen_backbone))
+
+    n_batches, epochs = session.pick(5, 20), 3
+    batches = [(torch.randn(128, 64), torch.randint(0, 10, (128,))) for _ in range(n_batches)]
+    group = f"train the head {epochs} epochs x {n_batches} batches, frozen backbone, 1 thread"
+    session.time(group, "backbone forward every epoch",
+                 lambda: frozen.train_head(frozen_backbone, copy.deepcopy(head), batches, epochs), baseline=True)
+    session.time(group, "features cached once (incl. caching)",
+                 lambda: frozen.train_head(frozen_backbone, copy.deepcopy(head), batches, epochs,
+                                           cached_features=frozen.cache_features(frozen_backbone, batches)))
+
+    hoist = snippet("avoid_computation_hoist_constant")
+    length = session.pick(64, 128)
+    xs = torch.randn(8, length, 64)
+    group = f"positional table + causal mask, length {length}, 1 thread"
+    session.time(group, "rebuilt in every forward", lambda: hoist.RecomputesEveryCall()(xs), baseline=True)
+    once = hoist.ComputesOnce(max_length=2048, dim=64)
+    session.time(group, "built once as buffers", lambda: once(xs))

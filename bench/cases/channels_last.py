@@ -1,0 +1,41 @@
+"""resnet18 (random weights) inference in NCHW against channels_last (NHWC), at a size where
+it helps and at tiny images where it does not. The model and the conversion are the ones the
+page shows, loaded from snippets/channels_last_conv_inference.py.
+"""
+import importlib.util
+from pathlib import Path
+
+import torch
+
+TITLE = "channels_last"
+ORDER = 60
+
+SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "channels_last_conv_inference.py"
+
+
+def snippet():
+    spec = importlib.util.spec_from_file_location("snippet_channels_last", SNIPPET)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(session) -> None:
+    cl = snippet()
+    torch.manual_seed(0)
+    model = cl.make_model()
+    cases = [(session.pick(1, 8), session.pick(64, 112)),  # a typical small-image size
+             (session.pick(4, 32), 32)]                    # tiny images: 1x1 feature maps at the end
+    for threads in session.pick((1,), (1, 2)):
+        for batch, size in cases:
+            x = torch.randn(batch, 3, size, size)
+            model_cl, x_cl = cl.to_channels_last(model, x)
+            group = f"resnet18, batch {batch} of 3x{size}x{size}, {threads} thread(s)"
+            with torch.inference_mode():
+                session.time(group, "NCHW (default)", lambda: model(x), num_threads=threads,
+                             baseline=True, items=batch)
+                session.time(group, "channels_last", lambda: model_cl(x_cl), num_threads=threads,
+                             items=batch)
+                # Input left in NCHW: the first conv converts it, every call.
+                session.time(group, "channels_last model, NCHW input", lambda: model_cl(x),
+                             num_threads=threads, items=batch)

@@ -1,0 +1,81 @@
+"""DataLoader workers: images/s for num_workers 0, 1, 2, cheap vs CPU-heavy transform, start-up paid per epoch or once.
+
+The data set is torchvision.datasets.MNIST reading the synthetic IDX files written by the page's
+snippet (snippets/data_loading_mnist_workers.py), so this measures the pipeline the page shows.
+"""
+from __future__ import annotations
+
+import gc
+import multiprocessing as mp
+import os
+import runpy
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import torch
+from torch.utils.data import DataLoader
+from torchvision import datasets
+from torchvision.transforms import v2
+
+TITLE = "Data loading"
+ORDER = 20
+
+SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "data_loading_mnist_workers.py"
+BATCH = 64
+# Deterministic "augmentation" that costs real CPU per image: upscale, blur, normalise.
+HEAVY = v2.Compose([v2.ToImage(), v2.Resize(112), v2.GaussianBlur(9, sigma=2.0),
+                    v2.ToDtype(torch.float32, scale=True), v2.Normalize([0.5], [0.5])])
+
+
+def _snippet() -> SimpleNamespace:
+    """The snippet's functions, without running its main() or writing bytecode into snippets/."""
+    return SimpleNamespace(**runpy.run_path(str(SNIPPET)))
+
+
+def _epoch(loader) -> None:
+    for _ in loader:
+        pass
+
+
+def run(session) -> None:
+    snippet = _snippet()
+    threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    default_method = mp.get_start_method(allow_none=True) or mp.get_all_start_methods()[0]
+    with tempfile.TemporaryDirectory(prefix="bench-mnist-") as tmp:
+        count = session.pick(512, 4096)
+        snippet.write_mnist(Path(tmp), count, 64)
+        for name, transform, images in (
+                ("cheap transform (ToImage + ToDtype)", snippet.TO_TENSOR, session.pick(256, 2048)),
+                ("CPU-heavy transform (Resize 112 + GaussianBlur 9)", HEAVY, session.pick(64, 256))):
+            ds = torch.utils.data.Subset(datasets.MNIST(tmp, train=True, transform=transform), range(images))
+            fresh_group = f"{name}: new DataLoader every epoch"
+            kept_group = f"{name}: persistent_workers=True"
+            params = {"images": images, "batch_size": BATCH, "start_method": default_method}
+            base = session.time(fresh_group, "num_workers=0", lambda: _epoch(DataLoader(ds, batch_size=BATCH)),
+                                num_threads=threads, baseline=True, items=images, params=params)
+            for workers in (1, 2):
+                session.time(fresh_group, f"num_workers={workers}",
+                             lambda: _epoch(DataLoader(ds, batch_size=BATCH, num_workers=workers)),
+                             num_threads=threads, items=images, params={**params, "num_workers": workers})
+            if (transform is snippet.TO_TENSOR and not session.quick and default_method != "spawn"
+                    and "spawn" in mp.get_all_start_methods()):
+                # What macOS and Windows pay: each new worker imports torch and torchvision again.
+                spawn = mp.get_context("spawn")
+                session.time(fresh_group, "num_workers=2, spawn",
+                             lambda: _epoch(DataLoader(ds, batch_size=BATCH, num_workers=2,
+                                                       multiprocessing_context=spawn)),
+                             num_threads=threads, items=images,
+                             params={**params, "num_workers": 2, "start_method": "spawn"})
+
+            # num_workers=0 has no workers to keep: the same measurement is this group's baseline.
+            kept_base = session.record(kept_group, "num_workers=0", base["median"], "s", baseline=True,
+                                       spread=base["spread"], runs=base["runs"], params=params)
+            kept_base["items_per_s"] = base["items_per_s"]
+            for workers in (1, 2):
+                # Workers start in the timer's warm-up calls; the timed epochs reuse them.
+                loader = DataLoader(ds, batch_size=BATCH, num_workers=workers, persistent_workers=True)
+                session.time(kept_group, f"num_workers={workers}", lambda: _epoch(loader),
+                             num_threads=threads, items=images, params={**params, "num_workers": workers})
+                del loader
+                gc.collect()

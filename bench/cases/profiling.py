@@ -1,0 +1,52 @@
+"""What running under torch.profiler costs, and the bottleneck the profiling page finds, fixed.
+
+The model and training step are the ones the page shows, loaded from snippets/.
+"""
+import importlib.util
+from pathlib import Path
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+TITLE = "Profiling"
+ORDER = 50
+
+SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
+
+
+def snippet(name: str):
+    spec = importlib.util.spec_from_file_location(f"snippet_{name}", SNIPPETS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(session) -> None:
+    torch.manual_seed(0)
+    prof = snippet("profiling_find_bottleneck")
+    model = prof.make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, y = torch.randn(512, 64), torch.randint(0, 10, (512,))
+    steps = 5
+
+    def train(per_sample_metrics: bool) -> None:
+        for _ in range(steps):
+            prof.train_step(model, optimizer, x, y, per_sample_metrics)
+
+    def profiled(**options):
+        def fn():
+            with profile(activities=[ProfilerActivity.CPU], **options):
+                train(False)
+        return fn
+
+    train(True)  # warm-up: the first optimizer step and profiler start import and allocate
+    profiled()()
+
+    group = f"{steps} training steps (fixed step, batch 512), 1 thread"
+    session.time(group, "no profiler", lambda: train(False), baseline=True, items=steps)
+    session.time(group, "profile(activities=[CPU])", profiled(), items=steps)
+    session.time(group, "+ record_shapes, with_stack", profiled(record_shapes=True, with_stack=True), items=steps)
+
+    group = f"{steps} training steps, batch 512, the bottleneck the profile found, 1 thread"
+    session.time(group, "per-sample metrics with .item() (before)", lambda: train(True), baseline=True, items=steps)
+    session.time(group, "vectorised metrics (after)", lambda: train(False), items=steps)

@@ -1,0 +1,55 @@
+"""fp32 against int8 for a Linear-heavy MLP: serialized size and latency.
+
+torchao (the maintained API) with the model and function of
+snippets/quantisation_int8_dynamic_torchao.py, plus int8 weight-only, plus the deprecated
+torch.ao.quantization.quantize_dynamic that older tutorials use, for comparison only.
+"""
+import copy
+import importlib.util
+import warnings
+from pathlib import Path
+
+import torch
+
+TITLE = "Quantisation"
+ORDER = 90
+
+SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "quantisation_int8_dynamic_torchao.py"
+
+
+def snippet():
+    spec = importlib.util.spec_from_file_location("snippet_quantisation", SNIPPET)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(session) -> None:
+    q = snippet()
+    torch.manual_seed(0)
+    model = q.make_model()
+    variants = {"fp32": model}
+    try:
+        variants["torchao int8 dynamic (activations + weights)"] = q.quantize_int8_dynamic(model)
+        from torchao.quantization import Int8WeightOnlyConfig, quantize_
+        weight_only = copy.deepcopy(model)
+        quantize_(weight_only, Int8WeightOnlyConfig())
+        variants["torchao int8 weight-only"] = weight_only
+    except ImportError:
+        pass  # torchao absent: fp32 and the deprecated path only
+    with warnings.catch_warnings():  # deprecated since torch 2.10: shown for comparison only
+        warnings.simplefilter("ignore")
+        variants["torch.ao quantize_dynamic (deprecated)"] = torch.ao.quantization.quantize_dynamic(
+            copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8)
+
+    for label, m in variants.items():
+        session.record("serialized state_dict (torch.save)", label, q.serialized_bytes(m) / 1e6, "MB",
+                       baseline=m is model)
+    batch = session.pick(8, 32)
+    x = torch.randn(batch, 512)
+    for threads in session.pick((1,), (1, 2)):
+        group = f"MLP 512-1024-1024-10 inference, batch {batch}, {threads} thread(s)"
+        with torch.inference_mode(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for label, m in variants.items():
+                session.time(group, label, lambda: m(x), num_threads=threads, baseline=m is model, items=batch)

@@ -1,0 +1,76 @@
+"""The bfloat16 page: the hardware report is right, autocast stays within the stated tolerances
+of fp32 for inference and a short training run, and the fp32-precision switch is shown."""
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.snippets import run, run_default
+
+NAME = "bfloat16_autocast_cpu"
+
+
+def cpu_flags() -> set[str]:
+    try:
+        return set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        return set()
+
+
+def test_hardware_report_matches_this_machine():
+    out = run_default(NAME).stdout
+    flags = cpu_flags()
+    yes = lambda flag: "yes" if flag in flags else "no"
+    assert (f"torch CPU capability: {torch.backends.cpu.get_cpu_capability()}; "
+            f"AVX512_BF16: {yes('avx512_bf16')}; AMX_BF16: {yes('amx_bf16')}") in out
+    native = {"avx512_bf16", "amx_bf16"} & flags
+    expected = "yes, expect a speed-up" if native else "no, bf16 is emulated here: expect a slow-down"
+    assert f"native bf16 matmul: {expected}" in out
+
+
+def test_inference_within_tolerance_of_fp32():
+    out = run_default(NAME).stdout
+    m = re.search(r"inference: max abs error (\S+), relative error (\S+) \(tolerance 2e-2\): OK; "
+                  r"same class for ([\d.]+)% of inputs", out)
+    assert m, out
+    assert float(m.group(2)) < 2e-2 and float(m.group(3)) >= 95.0
+
+
+def test_training_loss_close_to_fp32():
+    out = run_default(NAME).stdout
+    m = re.search(r"final loss fp32 ([\d.]+), bf16 autocast ([\d.]+), relative gap ([\d.]+)% "
+                  r"\(tolerance 10%\): OK", out)
+    assert m, out
+    fp32, bf16 = float(m.group(1)), float(m.group(2))
+    assert abs(bf16 - fp32) / fp32 < 0.10
+    assert fp32 < 2.30  # it learned something: chance level for 10 classes is ln(10) = 2.30
+
+
+def test_fp32_precision_switch_changes_nothing_without_native_bf16():
+    out = run_default(NAME).stdout
+    if not hasattr(torch.backends.mkldnn, "matmul"):
+        assert "SKIP: torch.backends.mkldnn.matmul.fp32_precision needs torch >= 2.9" in out
+        return
+    changed = re.search(r"fp32_precision = 'bf16' changed the fp32 results: (True|False)", out).group(1)
+    if not {"avx512_bf16", "amx_bf16"} & cpu_flags():
+        assert changed == "False"
+
+
+def test_fp32_precision_setting_exists_in_this_torch():
+    """The page shows torch.backends.mkldnn.matmul.fp32_precision; torch 2.14 has it, default 'none'."""
+    assert torch.backends.mkldnn.matmul.fp32_precision in {"none", "ieee"}
+    with pytest.raises(RuntimeError):
+        torch.backends.mkldnn.matmul.fp32_precision = "no-such-precision"
+
+
+def test_both_precisions_are_timed():
+    out = run_default(NAME).stdout
+    assert re.search(r"^fp32\s+[\d.]+ ms per batch of 128", out, re.M)
+    assert re.search(r"^bf16 autocast\s+[\d.]+ ms per batch of 128", out, re.M)
+
+
+@pytest.mark.parametrize("args", [("--steps", "0"), ("--steps", "many")])
+def test_bad_arguments_exit_with_a_message(args):
+    result = run(NAME, *args)
+    assert result.returncode == 2 and "--steps" in result.stderr

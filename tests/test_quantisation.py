@@ -1,0 +1,61 @@
+"""The quantisation page: torchao int8 shrinks the model and stays close to fp32; the old
+torch.ao.quantization API is deprecated; the snippet runs clean under -W error and skips without torchao."""
+import re
+import warnings
+
+import pytest
+import torch
+
+from tests.snippets import clean_env, run, run_default
+
+NAME = "quantisation_int8_dynamic_torchao"
+
+
+def test_serialized_size_shrinks_about_four_times():
+    out = run_default(NAME).stdout
+    m = re.search(r"serialized state_dict: fp32 ([\d.]+) MB, int8 ([\d.]+) MB, ([\d.]+)x smaller", out)
+    assert m, out
+    fp32, int8 = float(m.group(1)), float(m.group(2))
+    assert int8 < fp32 / 3  # int8 weights: 1 byte instead of 4, plus scales and fp32 biases
+
+
+def test_int8_outputs_within_tolerance_of_fp32():
+    out = run_default(NAME).stdout
+    m = re.search(r"relative error (\S+) \(tolerance 5e-2\): OK; same class for ([\d.]+)% of inputs", out)
+    assert m, out
+    assert float(m.group(1)) < 5e-2 and float(m.group(2)) >= 90.0
+
+
+def test_runs_clean_under_deprecation_errors_and_hides_the_import_notice():
+    result = run(NAME, python_flags=("-W", "error::DeprecationWarning"))
+    assert result.returncode == 0, result.stderr
+    assert "KernelPreference" not in result.stderr  # torchao's import-time log record, silenced
+
+
+def test_old_eager_api_is_deprecated():
+    """Why the page uses torchao: torch.ao.quantization.quantize_dynamic warns in this torch."""
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.warns(DeprecationWarning, match="torchao"):
+            torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+
+
+def test_skips_cleanly_without_torchao(tmp_path):
+    # A sitecustomize that makes `import torchao` fail, as on a machine without it.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class NoTorchao:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'torchao' or name.startswith('torchao.'):\n"
+        "            raise ModuleNotFoundError(\"No module named 'torchao'\")\n"
+        "sys.meta_path.insert(0, NoTorchao())\n")
+    result = run(NAME, env=clean_env(PYTHONPATH=str(tmp_path)))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "SKIP: torchao is not installed (pip install torchao)"
+
+
+@pytest.mark.parametrize("args", [("--batch", "0"), ("--batch", "x")])
+def test_bad_arguments_exit_with_a_message(args):
+    result = run(NAME, *args)
+    assert result.returncode == 2 and "--batch" in result.stderr

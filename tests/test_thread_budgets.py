@@ -1,0 +1,157 @@
+"""docs/thread-budgets.md: budgets, per-process thread counts and launchers, each in a fresh process."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.snippets import clean_env, run, run_default, snippet_path
+
+START_METHODS = ["fork", "spawn", "forkserver"]
+
+
+def usable() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def physical() -> int:
+    import psutil
+    return psutil.cpu_count(logical=False)
+
+
+def fresh_default_threads() -> int:
+    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
+                         env=clean_env(), capture_output=True, text=True, check=True)
+    return int(out.stdout.strip())
+
+
+def budget(stdout: str) -> int:
+    return int(re.search(r"thread budget:\s+(\d+)", stdout).group(1))
+
+
+def report(*args, **kwargs) -> str:
+    result = run("thread_budget_report", *args, **kwargs)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_report_without_limits_is_the_smaller_of_affinity_and_physical_cores():
+    out = run_default("thread_budget_report").stdout
+    assert f"os.cpu_count():           {os.cpu_count()}" in out
+    assert f"usable (affinity):        {usable()}" in out
+    assert budget(out) == min(usable(), physical())
+
+
+@pytest.mark.parametrize("files,quota,expected", [
+    ({"cpu.max": "50000 100000\n"}, "0.50 CPUs (cgroup v2 cpu.max)", 1),
+    ({"cpu.max": "max 100000\n"}, "no limit (cgroup v2 cpu.max)", None),
+    ({"cpu/cpu.cfs_quota_us": "150000\n", "cpu/cpu.cfs_period_us": "100000\n"},
+     "1.50 CPUs (cgroup v1 cpu.cfs_quota_us)", 1),
+    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"},
+     "no limit (cgroup v1 cpu.cfs_quota_us)", None),
+    ({}, "no limit (none found)", None),
+])
+def test_budget_follows_the_cgroup_quota(tmp_path, files, quota, expected):
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    out = report("--cgroup-root", str(tmp_path))
+    assert f"cgroup CPU quota:         {quota}" in out
+    assert budget(out) == (expected or min(usable(), physical()))
+    # torch ignores the quota: its default is the affinity count, whatever the cgroup says
+    assert f"torch default threads:    {fresh_default_threads()}" in out
+
+
+def test_budget_is_split_between_processes():
+    out = report("--processes", "2")
+    per = max(1, min(usable(), physical()) // 2)
+    assert f"2 process(es) x {per} thread(s) = {2 * per}" in out
+
+
+@pytest.mark.skipif(not shutil.which("taskset"), reason="taskset not installed")
+def test_taskset_limits_affinity_budget_and_torch_default_to_one():
+    out = report(prefix=("taskset", "-c", "0"))
+    assert "usable (affinity):        1" in out
+    assert "torch default threads:    1" in out
+    assert budget(out) == 1
+
+
+@pytest.mark.skipif(not shutil.which("numactl"), reason="numactl not installed")
+def test_numactl_physcpubind_limits_affinity_to_one():
+    out = report(prefix=("numactl", "--physcpubind=0"))
+    assert "usable (affinity):        1" in out
+
+
+@pytest.mark.parametrize("method", START_METHODS)
+def test_each_worker_process_gets_the_threads_asked(method):
+    result = run("thread_budget_processes", "--processes", "2", "--threads", "2", "--start-method", method)
+    assert result.returncode == 0, result.stderr
+    assert f"start method: {method}" in result.stdout
+    for rank in (0, 1):
+        assert f"worker {rank}: asked 2 thread(s), torch reports 2; same result as the parent: True" in result.stdout
+    assert f"oversubscribed: {4 > usable()}" in result.stdout
+
+
+def test_default_split_keeps_within_the_budget():
+    out = run_default("thread_budget_processes").stdout
+    per = max(1, usable() // 2)
+    assert f"2 process(es) x {per} thread(s)" in out
+    assert out.count(f"asked {per} thread(s), torch reports {per}; same result as the parent: True") == 2
+
+
+@pytest.mark.parametrize("method", START_METHODS)
+def test_dataloader_workers_get_one_thread_main_keeps_its_own(method):
+    result = run("thread_budget_dataloader_workers", "--threads", "2", "--start-method", method)
+    assert result.returncode == 0, result.stderr
+    assert "main process: 2 thread(s)" in result.stdout
+    assert "worker 0 built items with 1 thread(s)" in result.stdout
+    assert "worker 1 built items with 1 thread(s)" in result.stdout
+
+
+def test_python_threads_need_init_num_threads_once_they_ran_torch():
+    default = fresh_default_threads()
+    asked = default + 1
+    result = run("thread_budget_python_threads", "--threads", str(asked))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert f"main thread set {asked}, reports {asked}" in out
+    assert f"thread started before the call, before: {default}" in out
+    assert f"thread started before the call, after set_num_threads: {default}" in out
+    assert f"thread started before the call, after init_num_threads: {asked}" in out
+    assert f"thread started after the call: {asked}" in out
+
+
+def test_bad_arguments_are_refused():
+    for name, args in [("thread_budget_report", ["--processes", "0"]),
+                       ("thread_budget_processes", ["--start-method", "nope"]),
+                       ("thread_budget_dataloader_workers", ["--workers", "-1"]),
+                       ("thread_budget_python_threads", ["--threads", "0"])]:
+        result = run(name, *args)
+        assert result.returncode != 0
+        assert "error:" in result.stderr
+
+
+RUN_CPU = ("-m", "torch.backends.xeon.run_cpu")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not shutil.which("lscpu"),
+                    reason="run_cpu needs Linux and lscpu")
+def test_run_cpu_documented_command_pins_and_sets_threads():
+    # as on the page: python -m torch.backends.xeon.run_cpu --ninstances 1 --ncores-per-instance 1 -- train.py
+    result = run("thread_budget_report", python_flags=(*RUN_CPU, "--ninstances", "1",
+                                                      "--ncores-per-instance", "1", "--"))
+    assert result.returncode == 0, result.stderr
+    assert "usable (affinity):        1" in result.stdout
+    assert "OMP_NUM_THREADS:          1" in result.stdout
+    assert "torch default threads:    1" in result.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not shutil.which("lscpu"),
+                    reason="run_cpu needs Linux and lscpu")
+def test_run_cpu_ncores_per_instance_swallows_the_script_without_double_dash():
+    result = run("thread_budget_report", python_flags=(*RUN_CPU, "--ninstances", "1", "--ncores-per-instance", "1"))
+    assert result.returncode != 0
+    assert "--ncores-per-instance" in result.stderr and "invalid int value" in result.stderr
+    assert str(snippet_path("thread_budget_report")) in result.stderr
