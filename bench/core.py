@@ -3,11 +3,23 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import runpy
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Callable
 
 from torch.utils.benchmark import Measurement, Timer
 
 import bench.cases
+
+
+SNIPPETS = Path(__file__).resolve().parents[1] / "snippets"
+
+
+def load_snippet(name: str) -> SimpleNamespace:
+    """The functions of snippets/<name>.py, so the benchmark times the code the page shows;
+    its __main__ block does not run and no bytecode is written into snippets/."""
+    return SimpleNamespace(**runpy.run_path(str(SNIPPETS / f"{name}.py")))
 
 
 def techniques() -> dict[str, Any]:

@@ -103,7 +103,7 @@ def render(results: dict, out: Path) -> list[Path]:
     isa = ", ".join(f"{k.upper()}: {'yes' if v else 'no'}" for k, v in m["isa"].items())
     peak = f"{m['peak_fp32_gflops']:.0f} GFLOP/s" if m.get("peak_fp32_gflops") else "unknown"
     machine.write_text(
-        "| | |\n|---|---|\n"
+        "| Machine | |\n|---|---|\n"
         f"| CPU | {m['cpu_model']} ({m['arch']}) |\n"
         f"| Cores | {m['physical_cores']} physical, {m['logical_cores']} logical, {m['usable_cores']} usable |\n"
         f"| ISA | {isa} |\n| torch CPU capability | {m['torch_cpu_capability']} |\n"

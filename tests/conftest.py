@@ -1,22 +1,34 @@
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
 import pytest
+
+from tests.snippets import ROOT, RUN_CACHE_ENV, clean_env
+
+
+def pytest_configure(config):
+    """One folder for cached snippet runs, made by the controller and inherited by xdist workers."""
+    if not hasattr(config, "workerinput") and RUN_CACHE_ENV not in os.environ:
+        folder = tempfile.mkdtemp(prefix="snippet-runs-")
+        os.environ[RUN_CACHE_ENV] = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 def pytest_addoption(parser):
     parser.addoption("--update-outputs", action="store_true",
-                     help="rewrite docs/outputs/*.txt from fresh snippet runs")
+                     help="rewrite the recorded outputs (docs/outputs, the notebook) from fresh runs")
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """`mkdocs build --strict` once per session, offline, into a temporary folder."""
-    import subprocess
-    import sys
-
-    from tests.snippets import ROOT
-
     site = tmp_path_factory.mktemp("site")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
-                            cwd=ROOT, capture_output=True, text=True)
+                            cwd=ROOT, env=clean_env(NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return site
 
@@ -24,12 +36,6 @@ def built_site(tmp_path_factory):
 @pytest.fixture(scope="session")
 def quick_run(tmp_path_factory):
     """One `python -m bench --quick` for the session: (completed process, results, path)."""
-    import json
-    import subprocess
-    import sys
-
-    from tests.snippets import ROOT, clean_env
-
     out = tmp_path_factory.mktemp("bench") / "quick.json"
     result = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT,
                             env=clean_env(), capture_output=True, text=True, timeout=900)

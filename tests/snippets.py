@@ -1,7 +1,9 @@
 """Run snippets as a reader would: each in a fresh process, from a directory outside the repo."""
 from __future__ import annotations
 
-import functools
+import fcntl
+import hashlib
+import json
 import os
 import re
 import subprocess
@@ -47,10 +49,25 @@ def run(name: str, *args: str, env: dict[str, str] | None = None,
         )
 
 
-@functools.lru_cache(maxsize=None)
+# Set by conftest for the whole session: pytest-xdist workers share it, so each plain run
+# happens once however the tests that read it are spread over workers.
+RUN_CACHE_ENV = "SNIPPET_RUN_CACHE"
+
+
 def run_default(name: str, *args: str) -> subprocess.CompletedProcess:
-    """The plain run whose output a page shows; cached so every test reads the same run."""
-    result = run(name, *args)
+    """The plain run whose output a page shows, done once per test session and shared."""
+    cache = Path(os.environ[RUN_CACHE_ENV])
+    key = hashlib.sha1(json.dumps([name, *args]).encode()).hexdigest()[:16]
+    with open(cache / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second worker waits for the first run instead of repeating it
+        stored = cache / f"{key}.json"
+        if stored.exists():
+            saved = json.loads(stored.read_text())
+            result = subprocess.CompletedProcess(saved["args"], saved["returncode"], saved["stdout"], saved["stderr"])
+        else:
+            result = run(name, *args)
+            stored.write_text(json.dumps({"args": result.args, "returncode": result.returncode,
+                                          "stdout": result.stdout, "stderr": result.stderr}))
     assert result.returncode == 0, f"{name} failed:\n{result.stdout}\n{result.stderr}"
     return result
 

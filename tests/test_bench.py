@@ -11,6 +11,9 @@ from bench.core import techniques
 from bench.render import REFERENCE, RESULTS_DIR, render
 from tests.snippets import DOCS, ROOT, clean_env
 
+# The session's quick benchmark run is shared with test_your_machine.py: keep them on one xdist worker.
+pytestmark = pytest.mark.xdist_group("bench")
+
 
 def bench(*args):
     return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, env=clean_env(COLUMNS="80"),

@@ -1,21 +1,14 @@
 """glibc malloc against jemalloc and tcmalloc (LD_PRELOAD) on the allocation-heavy workload of
 snippets/allocators_ld_preload.py, each run in a fresh process; median and IQR over the runs.
 """
-import importlib.util
 import statistics
-from pathlib import Path
+
+from bench.core import load_snippet
 
 TITLE = "Memory allocators"
 ORDER = 120
 
-SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "allocators_ld_preload.py"
 
-
-def snippet():
-    spec = importlib.util.spec_from_file_location("snippet_allocators", SNIPPET)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def iqr(values: list[float]) -> float | None:
@@ -26,7 +19,7 @@ def iqr(values: list[float]) -> float | None:
 
 
 def run(session) -> None:
-    alloc = snippet()
+    alloc = load_snippet("allocators_ld_preload")
     runs = session.pick(1, 3)
     libraries = {"glibc malloc": None}
     for name in ("jemalloc", "tcmalloc"):

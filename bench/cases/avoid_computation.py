@@ -3,28 +3,21 @@
 The models and functions are the ones the page shows, loaded from snippets/.
 """
 import copy
-import importlib.util
-from pathlib import Path
 
 import torch
 import torch.nn as nn
 
+from bench.core import load_snippet
+
 TITLE = "Avoiding unnecessary work"
 ORDER = 40
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 
-
-def snippet(name: str):
-    spec = importlib.util.spec_from_file_location(f"snippet_{name}", SNIPPETS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(session) -> None:
     torch.manual_seed(0)
-    modes = snippet("avoid_computation_no_grad_vs_inference_mode")
+    modes = load_snippet("avoid_computation_no_grad_vs_inference_mode")
     batch = 64
     model = modes.make_model().eval()
     x = torch.randn(batch, 256)
@@ -42,7 +35,7 @@ def run(session) -> None:
         session.record(group, name, modes.saved_bytes(model, x, context) / 2**20, "MiB",
                        baseline=name.startswith("autograd"))
 
-    frozen = snippet("avoid_computation_frozen_backbone")
+    frozen = load_snippet("avoid_computation_frozen_backbone")
     full_backbone, head = frozen.make_backbone(), nn.Linear(256, 10)
     frozen_backbone = copy.deepcopy(full_backbone)
     frozen.freeze(frozen_backbone)
@@ -63,7 +56,7 @@ def run(session) -> None:
                  lambda: frozen.train_head(frozen_backbone, copy.deepcopy(head), batches, epochs,
                                            cached_features=frozen.cache_features(frozen_backbone, batches)))
 
-    hoist = snippet("avoid_computation_hoist_constant")
+    hoist = load_snippet("avoid_computation_hoist_constant")
     length = session.pick(64, 128)
     xs = torch.randn(8, length, 64)
     group = f"positional table + causal mask, length {length}, 1 thread"

@@ -2,26 +2,19 @@
 functions of snippets/bfloat16_autocast_cpu.py. Where the CPU has no AVX512_BF16/AMX (the
 reference machine has neither), bf16 is emulated and slower: the table shows that side.
 """
-import importlib.util
-from pathlib import Path
 
 import torch
+
+from bench.core import load_snippet
 
 TITLE = "bfloat16"
 ORDER = 70
 
-SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "bfloat16_autocast_cpu.py"
 
-
-def snippet():
-    spec = importlib.util.spec_from_file_location("snippet_bfloat16", SNIPPET)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(session) -> None:
-    bf = snippet()
+    bf = load_snippet("bfloat16_autocast_cpu")
     hw = bf.native_bf16()
     native = "native bf16" if hw["avx512_bf16"] or hw["amx_bf16"] else "no native bf16 (emulated)"
     torch.manual_seed(0)

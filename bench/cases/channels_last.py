@@ -2,26 +2,19 @@
 it helps and at tiny images where it does not. The model and the conversion are the ones the
 page shows, loaded from snippets/channels_last_conv_inference.py.
 """
-import importlib.util
-from pathlib import Path
 
 import torch
+
+from bench.core import load_snippet
 
 TITLE = "channels_last"
 ORDER = 60
 
-SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "channels_last_conv_inference.py"
 
-
-def snippet():
-    spec = importlib.util.spec_from_file_location("snippet_channels_last", SNIPPET)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(session) -> None:
-    cl = snippet()
+    cl = load_snippet("channels_last_conv_inference")
     torch.manual_seed(0)
     model = cl.make_model()
     cases = [(session.pick(1, 8), session.pick(64, 112)),  # a typical small-image size

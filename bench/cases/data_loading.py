@@ -8,29 +8,23 @@ from __future__ import annotations
 import gc
 import multiprocessing as mp
 import os
-import runpy
 import tempfile
 from pathlib import Path
-from types import SimpleNamespace
 
 import torch
 from torch.utils.data import DataLoader
 from torchvision import datasets
 from torchvision.transforms import v2
 
+from bench.core import load_snippet
+
 TITLE = "Data loading"
 ORDER = 20
 
-SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "data_loading_mnist_workers.py"
 BATCH = 64
 # Deterministic "augmentation" that costs real CPU per image: upscale, blur, normalise.
 HEAVY = v2.Compose([v2.ToImage(), v2.Resize(112), v2.GaussianBlur(9, sigma=2.0),
                     v2.ToDtype(torch.float32, scale=True), v2.Normalize([0.5], [0.5])])
-
-
-def _snippet() -> SimpleNamespace:
-    """The snippet's functions, without running its main() or writing bytecode into snippets/."""
-    return SimpleNamespace(**runpy.run_path(str(SNIPPET)))
 
 
 def _epoch(loader) -> None:
@@ -39,7 +33,7 @@ def _epoch(loader) -> None:
 
 
 def run(session) -> None:
-    snippet = _snippet()
+    snippet = load_snippet("data_loading_mnist_workers")
     threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     default_method = mp.get_start_method(allow_none=True) or mp.get_all_start_methods()[0]
     with tempfile.TemporaryDirectory(prefix="bench-mnist-") as tmp:

@@ -49,8 +49,9 @@ def _measure(world: int, threads: int, steps: int):
     """Step times measured inside the workers (process start-up and init excluded); slowest rank's median."""
     import torch.multiprocessing as mp
 
-    # fork: the workers inherit the imported torch, so starting them costs little (and is not timed anyway)
-    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    # Not fork: a child forked after the parent has run OpenMP work can hang in its first
+    # parallel op (pytorch#17199). Start-up is not timed, so spawn costs nothing here.
+    method = "spawn"
     results = mp.get_context(method).SimpleQueue()
     mp.start_processes(_worker, args=(world, threads, _free_port(), steps, results), nprocs=world,
                        join=True, start_method=method)

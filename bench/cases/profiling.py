@@ -2,28 +2,21 @@
 
 The model and training step are the ones the page shows, loaded from snippets/.
 """
-import importlib.util
-from pathlib import Path
 
 import torch
 from torch.profiler import ProfilerActivity, profile
 
+from bench.core import load_snippet
+
 TITLE = "Profiling"
 ORDER = 50
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 
-
-def snippet(name: str):
-    spec = importlib.util.spec_from_file_location(f"snippet_{name}", SNIPPETS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(session) -> None:
     torch.manual_seed(0)
-    prof = snippet("profiling_find_bottleneck")
+    prof = load_snippet("profiling_find_bottleneck")
     model = prof.make_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     x, y = torch.randn(512, 64), torch.randint(0, 10, (512,))

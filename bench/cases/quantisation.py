@@ -5,27 +5,20 @@ snippets/quantisation_int8_dynamic_torchao.py, plus int8 weight-only, plus the d
 torch.ao.quantization.quantize_dynamic that older tutorials use, for comparison only.
 """
 import copy
-import importlib.util
 import warnings
-from pathlib import Path
 
 import torch
+
+from bench.core import load_snippet
 
 TITLE = "Quantisation"
 ORDER = 90
 
-SNIPPET = Path(__file__).resolve().parents[2] / "snippets" / "quantisation_int8_dynamic_torchao.py"
 
-
-def snippet():
-    spec = importlib.util.spec_from_file_location("snippet_quantisation", SNIPPET)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(session) -> None:
-    q = snippet()
+    q = load_snippet("quantisation_int8_dynamic_torchao")
     torch.manual_seed(0)
     model = q.make_model()
     variants = {"fp32": model}

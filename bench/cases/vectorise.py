@@ -2,30 +2,22 @@
 
 The loop and vectorised functions are the ones the page shows, loaded from snippets/.
 """
-import importlib.util
-from pathlib import Path
 
 import torch
 from torch.utils.benchmark import Timer
 
 from bench import machine
+from bench.core import load_snippet
 
 TITLE = "Vectorised tensor ops"
 ORDER = 30
 
-SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 
-
-def snippet(name: str):
-    spec = importlib.util.spec_from_file_location(f"snippet_{name}", SNIPPETS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(session) -> None:
     torch.manual_seed(0)
-    mm = snippet("vectorise_loop_vs_mm")
+    mm = load_snippet("vectorise_loop_vs_mm")
     n = session.pick(32, 64)
     a, b = torch.randn(n, n), torch.randn(n, n)
     group = f"matmul {n}x{n}, 1 thread"
@@ -33,7 +25,7 @@ def run(session) -> None:
     session.time(group, "row loop (vector @ matrix per row)", lambda: mm.matmul_row_loop(a, b))
     session.time(group, "torch.mm", lambda: mm.matmul_vectorised(a, b))
 
-    vec = snippet("vectorise_broadcast_einsum_bmm")
+    vec = load_snippet("vectorise_broadcast_einsum_bmm")
     points = session.pick(50, 200)
     x, c = torch.randn(points, 16), torch.randn(8, 16)
     group = f"squared distances, {points} points x 8 centres, 1 thread"
@@ -47,7 +39,7 @@ def run(session) -> None:
     session.time(group, "torch.bmm", lambda: vec.scores_bmm(q, k))
     session.time(group, "torch.einsum", lambda: vec.scores_einsum(q, k))
 
-    item = snippet("vectorise_item_in_loop")
+    item = load_snippet("vectorise_item_in_loop")
     t = torch.randn(session.pick(2_000, 20_000))
     group = f"count and sum positives of {t.numel()} values, 1 thread"
     session.time(group, ".item() per element", lambda: item.count_and_sum_with_item(t), baseline=True)
