@@ -9,6 +9,10 @@ import pytest
 
 from tests.snippets import ROOT, RUN_CACHE_ENV, clean_env
 
+# The origin article's examples, kept verbatim: test_corrections.py runs them in subprocesses;
+# importing them (pytest-markdown-docs reads every module's docstrings) would run them here.
+collect_ignore = ["article"]
+
 
 def pytest_configure(config):
     """One folder for cached snippet runs, made by the controller and inherited by xdist workers."""

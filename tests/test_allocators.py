@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.snippets import clean_env, run, run_default, snippet_path
+from tests.snippets import clean_env, run, run_default
 
 NAME = "allocators_ld_preload"
 DEBIAN = {"jemalloc": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",

@@ -3,7 +3,6 @@ import re
 import subprocess
 import sys
 
-import pytest
 
 from tests.snippets import DOCS, OUTPUTS, ROOT, all_snippets
 
