@@ -9,8 +9,6 @@ TITLE = "Memory allocators"
 ORDER = 120
 
 
-
-
 def iqr(values: list[float]) -> float | None:
     if len(values) < 2:
         return None

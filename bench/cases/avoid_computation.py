@@ -13,8 +13,6 @@ TITLE = "Avoiding unnecessary work"
 ORDER = 40
 
 
-
-
 def run(session) -> None:
     torch.manual_seed(0)
     modes = load_snippet("avoid_computation_no_grad_vs_inference_mode")

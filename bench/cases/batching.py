@@ -1,12 +1,13 @@
 """Batching: time per batch and samples/s against batch size (all cores), batch-1 latency percentiles at 1 vs all threads."""
 from __future__ import annotations
 
-import os
 import statistics
 import time
 
 import torch
 from torch import nn
+
+from bench.machine import usable_cores
 
 TITLE = "Batching and latency"
 ORDER = 100
@@ -43,7 +44,7 @@ def _percentiles(model: nn.Module, x: torch.Tensor, threads: int, requests: int)
 
 
 def run(session) -> None:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = usable_cores()
     torch.manual_seed(0)
     sizes = session.pick([1, 4, 16, 64], [1, 2, 4, 8, 16, 32, 64])
     inputs = torch.randn(max(sizes), 1, 28, 28)

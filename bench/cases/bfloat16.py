@@ -11,8 +11,6 @@ TITLE = "bfloat16"
 ORDER = 70
 
 
-
-
 def run(session) -> None:
     bf = load_snippet("bfloat16_autocast_cpu")
     hw = bf.native_bf16()

@@ -11,8 +11,6 @@ TITLE = "channels_last"
 ORDER = 60
 
 
-
-
 def run(session) -> None:
     cl = load_snippet("channels_last_conv_inference")
     torch.manual_seed(0)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gc
 import multiprocessing as mp
-import os
 import tempfile
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from torchvision import datasets
 from torchvision.transforms import v2
 
 from bench.core import load_snippet
+from bench.machine import usable_cores
 
 TITLE = "Data loading"
 ORDER = 20
@@ -34,7 +34,7 @@ def _epoch(loader) -> None:
 
 def run(session) -> None:
     snippet = load_snippet("data_loading_mnist_workers")
-    threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = usable_cores()
     default_method = mp.get_start_method(allow_none=True) or mp.get_all_start_methods()[0]
     with tempfile.TemporaryDirectory(prefix="bench-mnist-") as tmp:
         count = session.pick(512, 4096)

@@ -12,8 +12,6 @@ TITLE = "Profiling"
 ORDER = 50
 
 
-
-
 def run(session) -> None:
     torch.manual_seed(0)
     prof = load_snippet("profiling_find_bottleneck")

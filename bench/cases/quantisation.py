@@ -15,8 +15,6 @@ TITLE = "Quantisation"
 ORDER = 90
 
 
-
-
 def run(session) -> None:
     q = load_snippet("quantisation_int8_dynamic_torchao")
     torch.manual_seed(0)

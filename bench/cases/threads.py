@@ -1,17 +1,11 @@
-"""Intra-op threads from 1 to twice the usable cores: the speed-up, then the oversubscription cliff."""
-import os
+"""Intra-op threads from 1 to twice the usable cores: the speed-up, then what oversubscription costs."""
 
 import torch
 
+from bench.machine import usable_cores
+
 TITLE = "Threads"
 ORDER = 10
-
-
-def usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def run(session) -> None:

@@ -13,8 +13,6 @@ TITLE = "Vectorised tensor ops"
 ORDER = 30
 
 
-
-
 def run(session) -> None:
     torch.manual_seed(0)
     mm = load_snippet("vectorise_loop_vs_mm")
