@@ -7,18 +7,19 @@ import json
 import sys
 from pathlib import Path
 
+# Names and titles are read from the case files: --help, --list and argument errors import no torch.
+from bench.cases import load, techniques
+
 REFERENCE = Path(__file__).with_name("reference.json")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    from bench.core import techniques
-
     known = list(techniques())
     parser = argparse.ArgumentParser(
         prog="python -m bench",
         description="Measure every technique of the guide on this machine and write a results file.")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_true", help="small sizes, about a minute in all (what the tests run)")
+    mode.add_argument("--quick", action="store_true", help="small sizes, about 50 s on 2 cores (what the tests run)")
     mode.add_argument("--full", action="store_true", help="published sizes, a few minutes on 2 cores (default)")
     parser.add_argument("--only", default="", help="comma-separated techniques to run (names from --list)")
     parser.add_argument("--out", type=Path, default=Path("bench-results.json"),
@@ -51,9 +52,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.list:
-        from bench.core import techniques
-        for name, module in techniques().items():
-            print(f"{name:20} {module.TITLE}")
+        for name, title in techniques().items():
+            print(f"{name:20} {title}")
         return 0
 
     from tqdm import tqdm
@@ -61,16 +61,16 @@ def main(argv: list[str] | None = None) -> int:
 
     from bench import machine
     from bench.compare import side_by_side
-    from bench.core import Session, add_ratios, techniques
+    from bench.core import Session, add_ratios
 
-    modules = techniques()
+    titles = techniques()
     session = Session(quick=args.quick)
     started = dt.datetime.now(dt.timezone.utc)
     progress = tqdm(args.techniques, desc="benchmark", unit="technique", file=sys.stderr)
     for name in progress:
         progress.set_postfix_str(name)
         session.technique = name
-        modules[name].run(session)
+        load(name).run(session)
     add_ratios(session.rows)
 
     results = {
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         "created": started.isoformat(timespec="seconds"),
         "seconds": round((dt.datetime.now(dt.timezone.utc) - started).total_seconds(), 1),
         "machine": machine.describe(),
-        "techniques": {name: modules[name].TITLE for name in args.techniques},
+        "techniques": {name: titles[name] for name in args.techniques},
         "results": session.rows,
     }
     args.out.write_text(json.dumps(results, indent=1) + "\n")

@@ -1,16 +1,12 @@
 """Measuring: torch.utils.benchmark timings and other metrics, ratios against a baseline."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import runpy
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
 
 from torch.utils.benchmark import Measurement, Timer
-
-import bench.cases
 
 
 SNIPPETS = Path(__file__).resolve().parents[1] / "snippets"
@@ -22,21 +18,15 @@ def load_snippet(name: str) -> SimpleNamespace:
     return SimpleNamespace(**runpy.run_path(str(SNIPPETS / f"{name}.py")))
 
 
-def techniques() -> dict[str, Any]:
-    """Every module in bench/cases, by name; each has TITLE and run(session)."""
-    found = {}
-    for info in pkgutil.iter_modules(bench.cases.__path__):
-        if not info.name.startswith("_"):
-            found[info.name] = importlib.import_module(f"bench.cases.{info.name}")
-    return dict(sorted(found.items(), key=lambda kv: getattr(kv[1], "ORDER", 100)))
-
-
 class Session:
     """Collects one run's rows. Cases call time() for durations and record() for anything else."""
 
     def __init__(self, quick: bool):
         self.quick = quick
-        self.min_run_time = 0.05 if quick else 0.6
+        # blocked_autorange grows its block tenfold until one block takes min_run_time, then runs
+        # blocks for min_run_time: quick mode's small value keeps a call of a few ms from being
+        # repeated a hundred times.
+        self.min_run_time = 0.01 if quick else 0.6
         self.technique = ""
         self.rows: list[dict] = []
         self.measurements: list[Measurement] = []

@@ -5,8 +5,6 @@ import os
 import platform
 from pathlib import Path
 
-import torch
-
 # ISA flags worth naming on a CPU performance page, as spelled in /proc/cpuinfo.
 ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_bf16", "amx_tile")
 
@@ -49,6 +47,8 @@ def peak_fp32_gflops(cores: int, mhz: float, flags: set[str]) -> float | None:
 
 
 def describe() -> dict:
+    import torch  # here, not at the top: one_line() (the notebook, the pages) needs no torch
+
     info = _cpuinfo()
     flags = set(info.get("flags", "").split())
     mhz = float(info.get("cpu MHz", 0) or 0)

@@ -74,6 +74,9 @@ def plot(results: dict, technique: str, theme: str, path: Path) -> None:
         axes[-1, 0].set_xlabel("times better than the baseline (higher is better)")
         fig.patch.set_alpha(0)
         fig.tight_layout()
+        # tight_layout() leaves a placeholder layout engine, for which savefig draws the whole
+        # figure once more before drawing it into the file: none, same file, a quarter less time.
+        fig.set_layout_engine(None)
         fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
         plt.close(fig)
 

@@ -8,9 +8,10 @@ import time
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--batch", type=int, default=64, help="rows per call (default: 64)")
-    parser.add_argument("--cache-dir", default=None,
-                        help="keep inductor's compile cache here (default: a fresh temporary folder, "
-                             "so the compile time shown is a cold compile, as on a fresh CI runner)")
+    parser.add_argument("--cache-dir", default=os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
+                        help="keep inductor's compile cache here (default: $TORCHINDUCTOR_CACHE_DIR if set, "
+                             "else a fresh temporary folder, so the compile time shown is a cold compile, "
+                             "as on a fresh CI runner)")
     args = parser.parse_args()
     if args.batch < 1:
         parser.error("--batch must be at least 1")

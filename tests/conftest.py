@@ -4,10 +4,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
-from tests.snippets import ROOT, RUN_CACHE_ENV, clean_env
+from tests.snippets import ROOT, RUN_CACHE_ENV, as_dict, as_result, clean_env, shared
 
 # The origin article's examples, kept verbatim: test_corrections.py runs them in subprocesses;
 # importing them (pytest-markdown-docs reads every module's docstrings) would run them here.
@@ -15,10 +16,13 @@ collect_ignore = ["article"]
 
 
 def pytest_configure(config):
-    """One folder for cached snippet runs, made by the controller and inherited by xdist workers."""
+    """Folders for the session, made by the controller and inherited by xdist workers: one for
+    shared snippet runs, and one inductor cache, so a model that several runs compile is
+    compiled once (snippets take TORCHINDUCTOR_CACHE_DIR from the environment when it is set)."""
     if not hasattr(config, "workerinput") and RUN_CACHE_ENV not in os.environ:
         folder = tempfile.mkdtemp(prefix="snippet-runs-")
         os.environ[RUN_CACHE_ENV] = folder
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(folder, "inductor-cache")
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
@@ -28,20 +32,31 @@ def pytest_addoption(parser):
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """`mkdocs build --strict` once per session, offline, into a temporary folder."""
-    site = tmp_path_factory.mktemp("site")
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
-                            cwd=ROOT, env=clean_env(NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+def built_site():
+    """`mkdocs build --strict` offline into a temporary folder, once for the whole test run
+    (shared by xdist workers like the snippet runs)."""
+    site = Path(os.environ[RUN_CACHE_ENV]) / "site"
+
+    def build() -> dict:
+        done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+                              cwd=ROOT, env=clean_env(NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
+        return {"returncode": done.returncode, "stderr": done.stderr}
+
+    result = shared(["mkdocs build"], build)
+    assert result["returncode"] == 0, result["stderr"]
     return site
 
 
 @pytest.fixture(scope="session")
-def quick_run(tmp_path_factory):
-    """One `python -m bench --quick` for the session: (completed process, results, path)."""
-    out = tmp_path_factory.mktemp("bench") / "quick.json"
-    result = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT,
-                            env=clean_env(), capture_output=True, text=True, timeout=900)
+def quick_run():
+    """One `python -m bench --quick` for the whole test run, shared by xdist workers like the
+    snippet runs: (completed process, results, path of the results file)."""
+    out = Path(os.environ[RUN_CACHE_ENV]) / "bench-quick.json"
+
+    def quick() -> dict:
+        return as_dict(subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT,
+                                      env=clean_env(), capture_output=True, text=True, timeout=900))
+
+    result = as_result(shared(["bench --quick"], quick))
     assert result.returncode == 0, result.stderr[-3000:]
     return result, json.loads(out.read_text()), out

@@ -1,15 +1,22 @@
-"""Run snippets as a reader would: each in a fresh process, from a directory outside the repo."""
+"""Run snippets as a reader would: in a fresh process from a directory outside the repo (run,
+run_shared), or, for argument checks and other sizes, inside the test process (run_here)."""
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
+import io
 import json
 import os
 import re
+import runpy
 import subprocess
 import sys
 import tempfile
+import traceback
+import warnings
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
@@ -49,27 +56,85 @@ def run(name: str, *args: str, env: dict[str, str] | None = None,
         )
 
 
-# Set by conftest for the whole session: pytest-xdist workers share it, so each plain run
-# happens once however the tests that read it are spread over workers.
+# Set by conftest for the whole session: pytest-xdist workers share it, so a run that several
+# tests read (a page's output, a start method, the isolated run) happens once however the tests
+# are spread over workers.
 RUN_CACHE_ENV = "SNIPPET_RUN_CACHE"
 
 
-def run_default(name: str, *args: str) -> subprocess.CompletedProcess:
-    """The plain run whose output a page shows, done once per test session and shared."""
+def shared(key: list, produce: Callable[[], dict]) -> dict:
+    """produce() once per test session for this key, its JSON result read back by every other
+    caller; a second worker waits for the first instead of repeating the work."""
     cache = Path(os.environ[RUN_CACHE_ENV])
-    key = hashlib.sha1(json.dumps([name, *args]).encode()).hexdigest()[:16]
-    with open(cache / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a second worker waits for the first run instead of repeating it
-        stored = cache / f"{key}.json"
+    digest = hashlib.sha1(json.dumps(key).encode()).hexdigest()[:16]
+    with open(cache / f"{digest}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stored = cache / f"{digest}.json"
         if stored.exists():
-            saved = json.loads(stored.read_text())
-            result = subprocess.CompletedProcess(saved["args"], saved["returncode"], saved["stdout"], saved["stderr"])
-        else:
-            result = run(name, *args)
-            stored.write_text(json.dumps({"args": result.args, "returncode": result.returncode,
-                                          "stdout": result.stdout, "stderr": result.stderr}))
-    assert result.returncode == 0, f"{name} failed:\n{result.stdout}\n{result.stderr}"
+            return json.loads(stored.read_text())
+        result = produce()
+        stored.write_text(json.dumps(result))
+        return result
+
+
+def as_dict(result: subprocess.CompletedProcess) -> dict:
+    return {"args": result.args, "returncode": result.returncode, "stdout": result.stdout, "stderr": result.stderr}
+
+
+def as_result(saved: dict) -> subprocess.CompletedProcess:
+    return subprocess.CompletedProcess(saved["args"], saved["returncode"], saved["stdout"], saved["stderr"])
+
+
+def run_shared(name: str, *args: str) -> subprocess.CompletedProcess:
+    """A plain run (fresh process, no thread variables, cwd outside the repo) done once per
+    session and shared: with no arguments, the run whose output the page shows."""
+    result = as_result(shared(["plain", name, *args], lambda: as_dict(run(name, *args))))
+    assert result.returncode == 0, f"{name} {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}"
     return result
+
+
+def run_here(name: str, *args: str) -> subprocess.CompletedProcess:
+    """Run a snippet as __main__ inside this pytest process, where torch is already imported:
+    for argument checks and results at other sizes, not for anything about process start-up
+    (thread variables, start methods, affinity), which needs run(). Exit code and output are
+    what `python snippet.py ARGS` would give; the environment, cwd and torch's thread count are
+    put back afterwards."""
+    import torch
+
+    script = snippet_path(name)
+    saved_env, saved_argv, saved_cwd = dict(os.environ), sys.argv, os.getcwd()
+    threads = torch.get_num_threads()
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with tempfile.TemporaryDirectory(prefix=f"run-{name}-") as tmp:
+        os.chdir(tmp)
+        sys.argv = [str(script), *args]
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+                runpy.run_path(str(script), run_name="__main__")
+        except SystemExit as exit_:  # argparse's error(), sys.exit("message"), sys.exit(n)
+            if isinstance(exit_.code, str):
+                err.write(exit_.code + "\n")
+            code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        except Exception:  # what the interpreter would print before exiting 1
+            err.write(traceback.format_exc())
+            code = 1
+        finally:
+            os.chdir(saved_cwd)
+            sys.argv = saved_argv
+            os.environ.clear()
+            os.environ.update(saved_env)
+            torch.set_num_threads(threads)
+    return subprocess.CompletedProcess([sys.executable, str(script), *args], code, out.getvalue(), err.getvalue())
+
+
+def fresh_default_threads() -> int:
+    """torch.get_num_threads() in a new process with no thread variables set (asked once per session)."""
+    def ask() -> dict:
+        done = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
+                              env=clean_env(), capture_output=True, text=True, check=True)
+        return {"threads": int(done.stdout.strip())}
+    return shared(["default threads"], ask)["threads"]
 
 
 _FLOAT = re.compile(r"[-+]?\d+\.\d+(?:e[-+]?\d+)?")

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from tests.snippets import clean_env, run, run_default, snippet_path
+from tests.isolation import run_isolated
+from tests.snippets import run_here, run_shared, snippet_path
 
 THROUGHPUT = "batching_throughput_latency"
 SERVING = "batching_serving_latency"
@@ -29,7 +30,7 @@ def _tables(out: str) -> dict[str, list[tuple[int, float, float, float, float]]]
 
 
 def test_batched_outputs_equal_one_at_a_time_outputs():
-    out = run_default(THROUGHPUT).stdout
+    out = run_shared(THROUGHPUT).stdout
     for model in MODELS:
         line = next(line for line in out.splitlines() if line.startswith(f"{model}: batched vs one at a time"))
         assert "allclose(atol=1e-05, rtol=1e-05): True, same predicted class: True" in line
@@ -52,7 +53,7 @@ def test_batching_agrees_in_this_process_too(build):
 
 
 def test_table_covers_every_batch_size_and_its_columns_agree():
-    tables = _tables(run_default(THROUGHPUT).stdout)
+    tables = _tables(run_shared(THROUGHPUT).stdout)
     for model, rows in tables.items():
         assert [r[0] for r in rows] == [1, 2, 4, 8, 16, 32, 64], model
         for batch, ms_one, rate_one, ms_all, rate_all in rows:
@@ -61,7 +62,7 @@ def test_table_covers_every_batch_size_and_its_columns_agree():
 
 
 def test_threads_and_batch_sizes_options():
-    result = run(THROUGHPUT, "--batch-sizes", "8,1", "--threads", "1", "--min-run-time", "0.01")
+    result = run_here(THROUGHPUT, "--batch-sizes", "8,1", "--threads", "1", "--min-run-time", "0.01")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("all threads: 1, eval() + inference_mode()")
     for rows in _tables(result.stdout).values():
@@ -78,7 +79,7 @@ def test_threads_and_batch_sizes_options():
     (SERVING, ["--threads", "0"], "--threads must be between 1 and 256"),
 ])
 def test_bad_arguments_are_rejected(name, args, message):
-    result = run(name, *args)
+    result = run_here(name, *args)
     assert result.returncode == 2
     assert message in result.stderr
 
@@ -96,7 +97,7 @@ def _serving_rows(out: str) -> dict[str, tuple[float, float, float]]:
 
 
 def test_serving_threads_and_outputs():
-    out = run_default(SERVING).stdout
+    out = run_shared(SERVING).stdout
     for setting in SETTINGS:
         assert (f"{setting}: every serving thread sees the thread count set: True, "
                 "outputs allclose(atol=1e-05, rtol=1e-05) to one big batch: True") in out
@@ -105,9 +106,9 @@ def test_serving_threads_and_outputs():
 
 
 def test_serving_on_one_core_with_omp_num_threads_1():
-    """Started on one core with OMP_NUM_THREADS=1, 'all threads' is one thread, and the answers do not change."""
-    result = run(SERVING, "--requests", "40", "--parallel", "3", env=clean_env(OMP_NUM_THREADS="1"),
-                 prefix=("taskset", "-c", "0"))
+    """Started on one CPU with OMP_NUM_THREADS=1 (the isolated run of tests/test_portability.py),
+    every setting still runs and the answers do not change."""
+    result, _ = run_isolated(SERVING)
     assert result.returncode == 0, result.stderr
-    assert "3 requests at a time, 1 thread each: every serving thread sees the thread count set: True" in result.stdout
+    assert "2 requests at a time, 1 thread each: every serving thread sees the thread count set: True" in result.stdout
     assert result.stdout.count("to one big batch: True") == 3

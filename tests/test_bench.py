@@ -7,12 +7,9 @@ import sys
 
 import pytest
 
-from bench.core import techniques
+from bench.cases import techniques
 from bench.render import REFERENCE, RESULTS_DIR, render
 from tests.snippets import DOCS, ROOT, clean_env
-
-# The session's quick benchmark run is shared with test_your_machine.py: keep them on one xdist worker.
-pytestmark = pytest.mark.xdist_group("bench")
 
 
 def bench(*args):
@@ -46,15 +43,13 @@ def check_results(results: dict, mode: str) -> None:
 
 
 def test_quick_mode_measures_every_technique(quick_run):
+    """All that is checked about the quick run's output, in one test: a second one could start on
+    the other xdist worker and sit there until the run is done."""
     result, results, _ = quick_run
     check_results(results, "quick")
     assert "Times are in" in result.stdout, "the torch.utils.benchmark Compare table is printed"
     assert "benchmark" in result.stderr and "100%" in result.stderr, "progress is shown"
-
-
-def test_quick_run_is_shown_beside_the_reference(quick_run):
-    result, _, _ = quick_run
-    assert "yours:" in result.stdout and "reference:" in result.stdout
+    assert "yours:" in result.stdout and "reference:" in result.stdout, "the run is shown beside the reference"
 
 
 def test_reference_is_a_full_run_of_every_technique():
@@ -90,6 +85,18 @@ def test_bad_arguments_are_refused(args, message):
     result = bench(*args)
     assert result.returncode == 2
     assert message in result.stderr
+
+
+def test_arguments_are_checked_without_importing_torch():
+    """--list, --help and argument errors answer at once: torch (seconds to import) waits for a run."""
+    code = ("import sys\nfrom bench.__main__ import main\n"
+            "for argv in (['--list'], ['--help'], ['--only', 'no_such_technique']):\n"
+            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+            "assert 'torch' not in sys.modules, 'torch was imported'\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=clean_env(),
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "Thread budgets across processes" in result.stdout, "--list shows the titles"
 
 
 def test_an_existing_results_file_is_not_overwritten(tmp_path):

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.snippets import run, run_default
+from tests.snippets import run_here, run_shared
 
 NAME = "bfloat16_autocast_cpu"
 
@@ -19,7 +19,7 @@ def cpu_flags() -> set[str]:
 
 
 def test_hardware_report_matches_this_machine():
-    out = run_default(NAME).stdout
+    out = run_shared(NAME).stdout
     flags = cpu_flags()
     yes = lambda flag: "yes" if flag in flags else "no"
     assert (f"torch CPU capability: {torch.backends.cpu.get_cpu_capability()}; "
@@ -30,7 +30,7 @@ def test_hardware_report_matches_this_machine():
 
 
 def test_inference_within_tolerance_of_fp32():
-    out = run_default(NAME).stdout
+    out = run_shared(NAME).stdout
     m = re.search(r"inference: max abs error (\S+), relative error (\S+) \(tolerance 2e-2\): OK; "
                   r"same class for ([\d.]+)% of inputs", out)
     assert m, out
@@ -38,7 +38,7 @@ def test_inference_within_tolerance_of_fp32():
 
 
 def test_training_loss_close_to_fp32():
-    out = run_default(NAME).stdout
+    out = run_shared(NAME).stdout
     m = re.search(r"final loss fp32 ([\d.]+), bf16 autocast ([\d.]+), relative gap ([\d.]+)% "
                   r"\(tolerance 10%\): OK", out)
     assert m, out
@@ -48,7 +48,7 @@ def test_training_loss_close_to_fp32():
 
 
 def test_fp32_precision_switch_changes_nothing_without_native_bf16():
-    out = run_default(NAME).stdout
+    out = run_shared(NAME).stdout
     if not hasattr(torch.backends.mkldnn, "matmul"):
         assert "SKIP: torch.backends.mkldnn.matmul.fp32_precision needs torch >= 2.9" in out
         return
@@ -65,12 +65,12 @@ def test_fp32_precision_setting_exists_in_this_torch():
 
 
 def test_both_precisions_are_timed():
-    out = run_default(NAME).stdout
+    out = run_shared(NAME).stdout
     assert re.search(r"^fp32\s+[\d.]+ ms per batch of 128", out, re.M)
     assert re.search(r"^bf16 autocast\s+[\d.]+ ms per batch of 128", out, re.M)
 
 
 @pytest.mark.parametrize("args", [("--steps", "0"), ("--steps", "many")])
 def test_bad_arguments_exit_with_a_message(args):
-    result = run(NAME, *args)
+    result = run_here(NAME, *args)
     assert result.returncode == 2 and "--steps" in result.stderr

@@ -1,13 +1,17 @@
 """The site as readers meet it: every page of the built site, served from 127.0.0.1, in a real
 headless Chromium (Debian's /usr/bin/chromium driven by Playwright; no browser is downloaded).
 
-Screenshots of every page (light and dark) and of the mobile navigation are written to
-$TEST_ARTIFACTS (default test-artifacts/screenshots) for a human to look at."""
+Each page is loaded once and all its checks run on that load: page loads and full-page
+screenshots are what cost time. Screenshots are written to $TEST_ARTIFACTS (default
+test-artifacts/screenshots) for a human to look at: every page whole (alternately in the light
+and the dark palette), its plots in the other palette, and the mobile navigation."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -17,9 +21,15 @@ from tests.site_tools import (announce, artifacts_dir, expected_code_blocks, mkd
                               page_source, serve, site_pages, strip_annotations)
 from tests.snippets import DOCS, ROOT
 
-# One browser, one worker: under `pytest -n 2 --dist loadgroup` the page tests stay together
-# (each page is loaded once and shared by three tests) while the snippet tests spread out.
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+try:
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+except ImportError:  # the `browser` fixture then skips (or fails under REQUIRE_BROWSER=1)
+    PlaywrightError = PlaywrightTimeoutError = AssertionError
+
+# Under `pytest -n 2` these tests spread over both workers, each starting its own browser (the
+# site is built once for both): no test here relies on another having run.
+pytestmark = pytest.mark.browser
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -55,7 +65,7 @@ def _slug(page_url: str) -> str:
     return page_url.strip("/").replace("/", "_") or "home"
 
 
-# --- fixtures --------------------------------------------------------------------------------
+# --- the browser and its tabs ------------------------------------------------------------------
 
 def _unavailable(reason: str):
     if os.environ.get("REQUIRE_BROWSER") == "1":
@@ -93,25 +103,35 @@ def _is_local(url: str) -> bool:
     return urlsplit(url).hostname in ("127.0.0.1", "localhost")
 
 
-class Visit:
-    """A fresh browser context on one page, recording what a reader would not see: requests
-    leaving the machine, console errors, uncaught exceptions, failed local requests."""
+OPEN_SHADOW = """{
+    // Material renders each diagram into a closed shadow root; open it so the test can look.
+    const attach = Element.prototype.attachShadow;
+    Element.prototype.attachShadow = function (init) { return attach.call(this, {...init, mode: 'open'}); };
+}"""
 
-    def __init__(self, browser, base: str, viewport=DESKTOP, init_script: str | None = None, **kw):
+
+def _new_context(browser, viewport=DESKTOP, **kw):
+    context = browser.new_context(viewport=viewport, color_scheme="light", **kw)
+    context.set_default_timeout(TIMEOUT_MS)
+    # Anything off the machine is recorded by the tab and aborted here: no waiting for timeouts.
+    context.route(re.compile(r"^(?!https?://(127\.0\.0\.1|localhost)[:/]).*"),
+                  lambda route: route.abort())
+    return context
+
+
+class Tab:
+    """A browser tab recording what a reader would not see: requests leaving the machine,
+    console errors, uncaught exceptions, failed local requests (the search worker's requests
+    included). `open` starts a new record for the page it opens."""
+
+    def __init__(self, context, base: str):
         self.base = base
-        self.context = browser.new_context(viewport=viewport, color_scheme="light", **kw)
-        self.context.set_default_timeout(TIMEOUT_MS)
+        self.page = context.new_page()
         self.off_machine: list[str] = []
         self.errors: list[str] = []
-        self.context.on("request", self._on_request)
-        self.context.on("response", self._on_response)
-        self.context.on("requestfailed", self._on_failed)
-        # Anything off the machine is recorded above and aborted here: no waiting for timeouts.
-        self.context.route(re.compile(r"^(?!https?://(127\.0\.0\.1|localhost)[:/]).*"),
-                           lambda route: route.abort())
-        if init_script:
-            self.context.add_init_script(init_script)
-        self.page = self.context.new_page()
+        self.page.on("request", self._on_request)
+        self.page.on("response", self._on_response)
+        self.page.on("requestfailed", self._on_failed)
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text}"))
         self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
 
@@ -127,54 +147,91 @@ class Visit:
         if _is_local(request.url):
             self.errors.append(f"failed: {request.url} ({request.failure})")
 
+    def reset(self):
+        self.off_machine.clear()
+        self.errors.clear()
+
     def open(self, page_url: str):
+        """Load a page (until its load event; what comes later, such as the search index,
+        is waited for by assert_clean)."""
+        if self.page.url != "about:blank":
+            # Let the page before finish: its requests, cut short, would count against this one.
+            self.page.wait_for_load_state("networkidle")
+        self.reset()
         self.page.goto(self.base + page_url)
-        self.page.wait_for_load_state("networkidle")
         return self.page
 
     def assert_clean(self, what: str):
-        assert not self.off_machine, (f"{what} made requests off the machine (the site must work "
-                                      "offline):\n  " + "\n  ".join(self.off_machine))
-        assert not self.errors, f"{what}:\n  " + "\n  ".join(self.errors)
+        # Late requests (the search worker's index, the favicon) are part of the page: wait
+        # until the network is quiet. Free when that moment has already passed.
+        self.page.wait_for_load_state("networkidle")
+        problems = []
+        if self.off_machine:
+            problems.append(f"{what} made requests off the machine (the site must work offline):"
+                            "\n  " + "\n  ".join(self.off_machine))
+        if self.errors:
+            problems.append(f"{what}:\n  " + "\n  ".join(self.errors))
+        assert not problems, "\n".join(problems)
 
     def close(self):
-        self.context.close()
+        self.page.close()
 
 
-@pytest.fixture
-def visit(browser, site_url):
-    opened: list[Visit] = []
-
-    def make(**kw) -> Visit:
-        v = Visit(browser, site_url, **kw)
-        opened.append(v)
-        return v
-
-    yield make
-    for v in opened:
-        v.close()
+@pytest.fixture(scope="module")
+def desktop(browser, site_url):
+    """One desktop context for the page and search tests: its HTTP cache stays warm from page
+    to page and the palette a reader picks persists, as in a reader's browser."""
+    context = _new_context(browser)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
+    context.add_init_script(OPEN_SHADOW)
+    yield context
+    context.close()
 
 
-def test_offline_check_catches_a_cdn_request(visit):
-    """The recorder is not vacuous: a page that pulls a script from a CDN is caught (the
-    request is aborted, so the test needs no network)."""
-    v = visit()
-    v.open("")
-    cdn = "https://cdn.jsdelivr.net/npm/mermaid/dist/mermaid.min.js"
-    v.page.evaluate("url => new Promise(done => { const s = document.createElement('script');"
-                    " s.src = url; s.onerror = s.onload = done; document.head.append(s); })", cdn)
-    assert v.off_machine == [cdn]
-    with pytest.raises(AssertionError, match="off the machine"):
-        v.assert_clean("a page with a CDN script")
+@pytest.fixture(scope="module", autouse=True)
+def mkdocs_config_loaded():
+    """mkdocs.yml with its plugins takes seconds of Python to load (the copy checks and the
+    mobile test read it): load it in a thread while `mkdocs build` runs in its subprocess."""
+    thread = threading.Thread(target=expected_code_blocks, args=("",), daemon=True)
+    thread.start()
+    return thread
 
 
-def test_every_built_page_is_checked(built_site):
-    """The per-page tests are parametrized from docs/ before the build; make sure that list
-    is every page the build produced."""
-    assert sorted(site_pages(built_site)) == sorted(PAGES)
+@pytest.fixture(scope="module")
+def tab(desktop, site_url, mkdocs_config_loaded):
+    """The one desktop tab: the page tests load each page into it, and the tests after them
+    use whatever page of the site it shows."""
+    mkdocs_config_loaded.join()
+    t = Tab(desktop, site_url)
+    yield t
+    t.close()
 
 
-# --- every page, light and dark ----------------------------------------------------------------
+def _on_the_site(tab: Tab):
+    """The tab's page, after opening the home page if it shows none yet (run after the page
+    tests, it shows the last page)."""
+    if urlsplit(tab.page.url).hostname is None:
+        tab.open("")
+    tab.reset()
+    return tab.page
+
+
+# --- the checks made on every page -------------------------------------------------------------
+
+class Checks:
+    """The named checks of one page: a failing check is recorded and the next one still runs,
+    so one run lists every problem of the page, each under its check's name."""
+
+    def __init__(self):
+        self.failed: list[str] = []
+
+    @contextlib.contextmanager
+    def __call__(self, name: str):
+        try:
+            yield
+        except (AssertionError, PlaywrightError) as error:
+            self.failed.append(f"[{name}] {error}")
+
 
 PLOTS_JS = """() => Array.from(document.querySelectorAll('img')).filter(
     i => /#only-(light|dark)$/.test(i.getAttribute('src') || '')).map(i => ({
@@ -188,20 +245,31 @@ LOADED_JS = """async () => {
              && getComputedStyle(i).display !== 'none');
     const out = [];
     for (const img of shown) {
-        img.scrollIntoView();
+        if (!img.complete) img.scrollIntoView({block: 'center'});  // a lazy image loads on screen
         try { await img.decode(); } catch (e) {}
         out.push({src: img.getAttribute('src'), width: img.naturalWidth});
     }
     return out;
 }"""
 
+PALETTES = {"default": "light", "slate": "dark"}
 
-def _check_plots(page, scheme: str):
-    """Each light/dark plot pair shows exactly the one for the current scheme, and it loaded."""
-    want = "light" if scheme == "default" else "dark"
-    plots = page.evaluate(PLOTS_JS)
+
+def _scheme(page) -> str:
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+def _check_palette(page, scheme: str):
+    """The background is light in `default` and dark in `slate`, and each light/dark plot pair
+    shows exactly the plot for the scheme, loaded."""
+    assert scheme in PALETTES, f"unknown color scheme {scheme!r}"
+    want = PALETTES[scheme]
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    r, g, b = (int(c) for c in re.findall(r"[\d.]+", background)[:3])
+    looks = "light" if (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255 > 0.5 else "dark"
+    assert looks == want, f"the {scheme} scheme has a {looks} background ({background})"
     pairs: dict[str, dict[str, bool]] = {}
-    for plot in plots:
+    for plot in page.evaluate(PLOTS_JS):
         kind = plot["src"].rsplit("#only-", 1)[1]
         key = re.sub(r"-(light|dark)(\.\w+)#only-\w+$", r"\2", plot["src"])
         pairs.setdefault(key, {})[kind] = plot["shown"]
@@ -211,111 +279,131 @@ def _check_plots(page, scheme: str):
             f"{key} in the {scheme} scheme shows {shown}; expected only the {want} plot")
     for img in page.evaluate(LOADED_JS):
         assert img["width"] > 0, f"plot {img['src']} did not load (naturalWidth 0)"
-    return len(pairs)
+
+
+def _toggle_palette(page):
+    """Click the header's palette toggle; wait for the scheme to change."""
+    before = _scheme(page)
+    page.locator('form[data-md-component="palette"] label:not([hidden])').click()
+    page.wait_for_function("s => document.body.getAttribute('data-md-color-scheme') !== s", arg=before)
 
 
 def _screenshot(page, name: str):
+    """The whole page, as JPEG: a third of the time of PNG and still legible."""
     page.evaluate("window.scrollTo(0, 0)")  # else the sticky header lands mid-picture
-    page.screenshot(path=str(artifacts_dir() / name), full_page=True)
+    page.screenshot(path=str(artifacts_dir() / name), full_page=True, type="jpeg", quality=80)
 
 
-def _scheme(page) -> str:
-    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+def _screenshot_plots(page, prefix: str, scheme: str):
+    """Each plot on screen, in its surroundings: a full-page picture of a long page costs about
+    a second, and apart from its plots a page looks like every other in the same palette."""
+    plots = page.locator(f'img[src$="#only-{PALETTES[scheme]}"]')
+    for i in range(plots.count()):
+        plots.nth(i).evaluate("img => img.scrollIntoView({block: 'center'})")
+        page.screenshot(path=str(artifacts_dir() / f"{prefix}-plot{i + 1}.png"))
 
 
-def _background(page) -> str:
-    return page.evaluate("getComputedStyle(document.body).backgroundColor")
+# A ```mermaid fence and the diagram type on its first line (after an optional %%{init}%%).
+MERMAID_KIND = re.compile(r"^\s*```+\s*mermaid\s*\n(?:\s*%%\{.*\}%%\s*\n)?\s*(\w+)", re.M)
 
 
-@pytest.fixture(scope="module", params=PAGES, ids=_slug)
-def opened(request, browser, site_url, built_site):
-    """One page, loaded once (the page loads dominate the run time) and shared by the light,
-    dark and copy tests below, which pytest runs one page after the other. Each test puts the
-    page in the state it needs, so they do not depend on each other's order."""
-    page_url = request.param
-    if not (built_site / page_url / "index.html").is_file():
-        pytest.fail(f"docs page for {page_url!r} was not built")
-    v = Visit(browser, site_url)
-    v.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.rstrip("/"))
-    v.url = page_url
-    v.open(page_url)
-    yield v
-    v.close()
+def _mermaid_kinds(source: str) -> list[str]:
+    """The diagram type of each ```mermaid fence of a page's source, in order ("?" if unknown)."""
+    kinds = []
+    for m in re.finditer(r"^\s*```+\s*mermaid\b.*$", source, flags=re.M):
+        kind = MERMAID_KIND.match(source, m.start())
+        kinds.append(kind[1] if kind else "?")
+    return kinds
 
 
-def _switch_scheme(page, scheme: str):
-    """Click the header's palette toggle until the page is in `scheme`."""
-    if _scheme(page) != scheme:
-        page.locator('form[data-md-component="palette"] label:not([hidden])').click()
-        page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === {scheme!r}")
+DRAWN_JS = """n => { const divs = Array.from(document.querySelectorAll('div.mermaid'));
+    return divs.length >= n && divs.every(d => d.shadowRoot && d.shadowRoot.querySelector('svg')); }"""
+
+DIAGRAMS_JS = """() => Array.from(document.querySelectorAll('div.mermaid')).map(d => {
+    const svg = d.shadowRoot && d.shadowRoot.querySelector('svg');
+    if (!svg) return null;
+    const box = svg.getBoundingClientRect();
+    return {role: svg.getAttribute('aria-roledescription'), width: box.width, height: box.height,
+            tasks: svg.querySelectorAll('rect.task').length};
+})"""
 
 
-def test_page_loads_offline_without_errors(opened):
-    """Light scheme (the default for a reader whose system is light): no request leaves
-    127.0.0.1, no console error, no failed asset, and every plot pair shows its light plot."""
-    page = opened.page
-    _switch_scheme(page, "default")
-    _check_plots(page, "default")
-    _screenshot(page, f"{_slug(opened.url)}-light.png")
-    opened.assert_clean(f"page /{opened.url}")
+def _check_diagrams(page, kinds: list[str]):
+    """Each ```mermaid fence is drawn (by the self-hosted Mermaid) as an SVG diagram of a
+    sensible size, a Gantt chart with its task bars; none is left as source text."""
+    if kinds:
+        with contextlib.suppress(PlaywrightTimeoutError):  # the assertions below say what is missing
+            page.wait_for_function(DRAWN_JS, arg=len(kinds))
+    diagrams = [d for d in page.evaluate(DIAGRAMS_JS) if d]
+    assert len(diagrams) == len(kinds), f"{len(kinds)} ```mermaid fences, {len(diagrams)} drawn as SVG"
+    for kind, d in zip(kinds, diagrams):
+        assert d["width"] > 100 and d["height"] > 50, f"a {kind} diagram drawn at {d}"
+        if kind == "gantt":
+            assert d["role"] == "gantt" and d["tasks"] > 0, f"the gantt fence drew {d}"
+    assert page.locator("pre.mermaid, code.language-mermaid").count() == 0, \
+        "a mermaid fence is still shown as source text"
+    if "gantt" in kinds:
+        assert "dateFormat" not in page.locator(".md-content").inner_text(), \
+            "the Gantt chart's source text is on the page"
 
 
-def test_dark_palette_toggle(opened):
-    """The header's palette toggle switches to the dark (slate) scheme: the scheme attribute and
-    the background colour change, each plot pair shows its dark plot; toggling again restores
-    the light scheme."""
-    page = opened.page
-    _switch_scheme(page, "default")
-    light_bg = _background(page)
-    _switch_scheme(page, "slate")
-    page.wait_for_function(f"getComputedStyle(document.body).backgroundColor !== {light_bg!r}")
-    _check_plots(page, "slate")
-    _screenshot(page, f"{_slug(opened.url)}-dark.png")
-    _switch_scheme(page, "default")
-    page.wait_for_function(f"getComputedStyle(document.body).backgroundColor === {light_bg!r}")
-    opened.assert_clean(f"page /{opened.url} in the dark scheme")
-
-
-# --- copy buttons --------------------------------------------------------------------------------
-
-REVEAL_JS = """(button) => {
-    // Open the tabs and <details> a block sits in, as a reader would before copying it.
-    for (let el = button; el; el = el.parentElement) {
-        if (el.tagName === 'DETAILS' && !el.open) el.open = true;
-        if (el.classList && el.classList.contains('tabbed-block')) {
-            const index = Array.from(el.parentElement.children).indexOf(el);
-            const inputs = el.closest('.tabbed-set').querySelectorAll(':scope > input');
-            if (inputs[index] && !inputs[index].checked) inputs[index].click();
+# All blocks in one evaluate: a Playwright click and clipboard round trip per block cost
+# seconds on a page of twenty blocks. The button is clicked from script after checking a
+# reader could click it (on screen, not covered), which runs the same copy handler. The copy
+# event tells that the click copied something, so the clipboard need not be cleared first.
+COPY_JS = """async () => {
+    let copies = 0;
+    const count = () => { copies += 1; };
+    document.addEventListener('copy', count, true);
+    const out = [];
+    for (const button of document.querySelectorAll(
+            '.md-content button.md-code__button[data-md-type="copy"]')) {
+        // Open the tabs and <details> a block sits in, as a reader would before copying it.
+        for (let el = button; el; el = el.parentElement) {
+            if (el.tagName === 'DETAILS' && !el.open) el.open = true;
+            if (el.classList && el.classList.contains('tabbed-block')) {
+                const index = Array.from(el.parentElement.children).indexOf(el);
+                const inputs = el.closest('.tabbed-set').querySelectorAll(':scope > input');
+                if (inputs[index] && !inputs[index].checked) inputs[index].click();
+            }
         }
+        button.scrollIntoView({block: 'center'});
+        const r = button.getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        const clickable = r.width > 0 && r.height > 0 && !!hit && (hit === button || button.contains(hit));
+        const before = copies;
+        button.click();
+        const block = button.closest('.highlight');
+        out.push({copied: copies > before ? await navigator.clipboard.readText() : null, clickable,
+                  annotated: !!block && !!block.querySelector('.md-annotation')});
     }
+    document.removeEventListener('copy', count, true);
+    return out;
 }"""
 
 PROMPT = {"console": re.compile(r"^(\$|#|%|>) "), "bash": re.compile(r"^\$ "),
           "sh": re.compile(r"^\$ "), "shell": re.compile(r"^\$ "), "python": re.compile(r"^>>> ")}
 
 
-def test_copy_buttons_copy_exactly_the_code(opened):
+def _check_copy_buttons(page, page_url: str):
     """Each code block's copy button puts on the clipboard exactly the code the source shows
     (includes expanded, section markers dropped): no prompt, line number or annotation marker."""
-    page_url, page = opened.url, opened.page
     expected = expected_code_blocks(page_url)
     if expected is None:
-        pytest.skip(f"{page_source(page_url)} is a notebook: its cells have no copy button")
-    buttons = page.locator('.md-content button.md-code__button[data-md-type="copy"]')
-    count = buttons.count()
-    assert count == len(expected), (
-        f"/{page_url} shows {count} code blocks with a copy button but its source has "
-        f"{len(expected)} fences ({[b.info for b in expected]}): a fence did not render as code")
+        return  # a notebook: its cells have no copy button
+    copies = page.evaluate(COPY_JS)
+    assert len(copies) == len(expected), (
+        f"{len(copies)} code blocks with a copy button but the source has {len(expected)} "
+        f"fences ({[b.info for b in expected]}): a fence did not render as code")
     problems = []
-    for i, block in enumerate(expected):
-        button = buttons.nth(i)
-        button.evaluate(REVEAL_JS)
-        page.evaluate("navigator.clipboard.writeText('<nothing copied>')")
-        button.click()
-        copied = page.evaluate("navigator.clipboard.readText()")
-        annotated = button.evaluate(
-            "b => !!b.closest('.highlight') && !!b.closest('.highlight').querySelector('.md-annotation')")
-        want = (strip_annotations(block.text) if annotated else block.text).rstrip()
+    for i, (block, copy) in enumerate(zip(expected, copies)):
+        copied = copy["copied"]
+        if not copy["clickable"]:
+            problems.append(f"block {i + 1} ({block.info}): its copy button is hidden or covered")
+        if copied is None:
+            problems.append(f"block {i + 1} ({block.info}): its copy button copied nothing")
+            continue
+        want = (strip_annotations(block.text) if copy["annotated"] else block.text).rstrip()
         if copied != want:
             problems.append(f"block {i + 1} ({block.info}): copied\n{copied!r}\nbut the source is\n{want!r}")
         prompt = PROMPT.get(block.lang)
@@ -323,94 +411,116 @@ def test_copy_buttons_copy_exactly_the_code(opened):
             problems.append(f"block {i + 1} ({block.info}) copies a prompt: a reader pasting it "
                             f"gets an error; drop the prompt or show it as text:\n{copied}")
     assert not problems, "\n\n".join(problems)
-    opened.assert_clean(f"page /{page_url} while copying")
 
 
-# --- Mermaid ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("page_url", PAGES, ids=_slug)
+def test_page(tab, built_site, page_url):
+    """One load of the page, then:
+    - diagrams: each ```mermaid fence is drawn as an SVG diagram (the plan's Gantt chart);
+    - light / dark: in the palette the page opens in, and in the other one after clicking the
+      header's toggle, the background matches and each light/dark plot pair shows the right
+      plot, loaded;
+    - copy buttons: each copies exactly the code the source shows;
+    - offline: no request left 127.0.0.1, no console error, no failed asset.
+    The palette persists from page to page, as for a reader, so pages open alternately in the
+    light and the dark palette and one toggle per page covers both. Saved: the whole page in
+    the palette it opened in, its plots in the other."""
+    if not (built_site / page_url / "index.html").is_file():
+        pytest.fail(f"docs page for {page_url!r} was not built")
+    source = page_source(page_url)
+    kinds = _mermaid_kinds(source.read_text(encoding="utf-8")) if source.suffix == ".md" else []
+    check = Checks()
+    page = tab.open(page_url)
+    with check("diagrams"):  # before the screenshots, so they show the drawn diagrams
+        _check_diagrams(page, kinds)
+    first = _scheme(page)
+    with check(f"{PALETTES.get(first, first)} palette, as opened"):
+        _check_palette(page, first)
+    with check("screenshot"):
+        _screenshot(page, f"{_slug(page_url)}-{PALETTES.get(first, first)}.jpg")
+    with check("palette toggle"):
+        _toggle_palette(page)
+    second = _scheme(page)
+    if second != first:  # else the toggle failed, and said so
+        with check(f"{PALETTES.get(second, second)} palette, after the toggle"):
+            _check_palette(page, second)
+            _screenshot_plots(page, f"{_slug(page_url)}-{PALETTES[second]}", second)
+    with check("copy buttons"):  # last: it opens tabs and <details>
+        _check_copy_buttons(page, page_url)
+    with check("offline, no errors"):
+        tab.assert_clean("the page")
+    assert not check.failed, f"/{page_url}:\n" + "\n\n".join(check.failed)
 
-OPEN_SHADOW = """{
-    // Material renders each diagram into a closed shadow root; open it so the test can look.
-    const attach = Element.prototype.attachShadow;
-    Element.prototype.attachShadow = function (init) { return attach.call(this, {...init, mode: 'open'}); };
-}"""
+
+def test_every_built_page_is_checked(built_site):
+    """The page tests are parametrized from docs/ before the build; make sure that list
+    is every page the build produced."""
+    assert sorted(site_pages(built_site)) == sorted(PAGES)
 
 
-def test_plan_gantt_renders_as_svg(visit, built_site):
-    """plan/ shows its ```mermaid gantt as a drawn SVG diagram (self-hosted Mermaid), not as
-    source text."""
-    if not (built_site / "plan" / "index.html").is_file():
-        pytest.fail("plan/ was not built")
+def test_plan_is_a_gantt_chart():
+    """docs/plan.md draws the plan as a ```mermaid gantt fence; test_page[plan] checks that
+    it is drawn as an SVG Gantt chart, not shown as source text."""
     source = (DOCS / "plan.md").read_text()
-    fences = len(re.findall(r"^\s*```+\s*mermaid\b", source, flags=re.M))
-    if not fences:
+    kinds = _mermaid_kinds(source)
+    if not kinds:
         if "PLACEHOLDER" in source:
             pytest.skip("docs/plan.md is still a placeholder without the Gantt chart")
         pytest.fail("docs/plan.md has no ```mermaid fence: the plan must be a Gantt chart")
-    assert re.search(r"^\s*```+\s*mermaid\s*\n(?:\s*%%\{.*\}%%\s*\n)?\s*gantt\b", source, flags=re.M), \
-        "docs/plan.md's mermaid fence is not a gantt chart"
-    v = visit(init_script=OPEN_SHADOW)
-    page = v.open("plan/")
-    page.wait_for_function(
-        f"document.querySelectorAll('div.mermaid').length >= {fences} && Array.from("
-        "document.querySelectorAll('div.mermaid')).every(d => d.shadowRoot && d.shadowRoot.querySelector('svg'))")
-    diagrams = page.evaluate("""() => Array.from(document.querySelectorAll('div.mermaid')).map(d => {
-        const svg = d.shadowRoot.querySelector('svg');
-        const box = svg.getBoundingClientRect();
-        return {role: svg.getAttribute('aria-roledescription'), width: box.width, height: box.height,
-                tasks: svg.querySelectorAll('rect.task').length};
-    })""")
-    assert len(diagrams) == fences
-    gantt = [d for d in diagrams if d["role"] == "gantt"]
-    assert gantt, f"no gantt diagram among {diagrams}"
-    for d in gantt:
-        assert d["width"] > 100 and d["height"] > 50 and d["tasks"] > 0, d
-    assert page.locator("pre.mermaid").count() == 0, "a mermaid fence is still shown as source text"
-    assert "dateFormat" not in page.locator(".md-content").inner_text()
-    _screenshot(page, "plan-gantt.png")
-    v.assert_clean("plan/")
+    assert "gantt" in kinds, f"docs/plan.md's mermaid fences are {kinds}, not a gantt chart"
+
+
+# --- the offline check itself ------------------------------------------------------------------
+
+def test_offline_check_catches_a_cdn_request(tab):
+    """The recorder is not vacuous: a page that pulls a script from a CDN is caught (the
+    request is aborted, so the test needs no network)."""
+    cdn = "https://cdn.jsdelivr.net/npm/mermaid/dist/mermaid.min.js"
+    page = _on_the_site(tab)
+    try:
+        page.evaluate("url => new Promise(done => { const s = document.createElement('script');"
+                      " s.src = url; s.onerror = s.onload = done; document.head.append(s); })", cdn)
+        assert tab.off_machine == [cdn]
+        with pytest.raises(AssertionError, match="off the machine"):
+            tab.assert_clean("a page with a CDN script")
+    finally:
+        tab.reset()  # the tests after this one use the tab
 
 
 # --- search --------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def home(browser, site_url):
-    v = Visit(browser, site_url)
-    v.open("")
-    yield v
-    v.close()
+RESULT_FOR_JS = """q => Array.from(document.querySelectorAll('.md-search-result__list a'))
+        .some(a => new URL(a.href).searchParams.get('h') === q)
+    || document.querySelector('.md-search-result__meta').textContent.startsWith('No matching')"""
 
 
 @pytest.mark.parametrize("word,page_url", sorted(SEARCH_WORDS.items()))
-def test_search_finds_the_page_by_technique_word(home, word, page_url):
+def test_search_finds_the_page_by_technique_word(tab, word, page_url):
     """Typing a technique's API name into the search box lists the page about it."""
     source = page_source(page_url)
     assert source is not None, f"no source for {page_url}"
     if "PLACEHOLDER" in source.read_text():
         pytest.skip(f"{source.relative_to(ROOT)} is still a placeholder")
-    page = home.page
+    page = _on_the_site(tab)
     box = page.locator("input.md-search__input")
     box.click()
-    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
-
+    # Material searches on keyup: fill the box, then one key press sends the whole word.
+    # Clearing first resets the results, so the wait below cannot see the last query's.
     box.fill("")
-    page.keyboard.type(word)
-    # Wait for the answer to this query, not to a prefix typed on the way: Material adds
-    # ?h=<query> to each result link. A query with no answer shows no such link, so the wait
-    # ends by timeout and the assertion below says what was listed.
-    try:
-        page.wait_for_function(
-            """q => Array.from(document.querySelectorAll('.md-search-result__list a'))
-                        .some(a => new URL(a.href).searchParams.get('h') === q)""",
-            arg=word, timeout=15_000)
-    except PlaywrightTimeoutError:
-        pass
+    box.press("End")
+    page.wait_for_function("!document.querySelector('.md-search-result__list a')")
+    box.fill(word)
+    box.press("End")
+    # Wait for the answer to this query: Material adds ?h=<query> to each result link, or
+    # says it found nothing.
+    page.wait_for_function(RESULT_FOR_JS, arg=word)
     found = page.evaluate(
         "Array.from(document.querySelectorAll('.md-search-result__list a')).map(a => a.href)")
     pages = {urlsplit(url).path.lstrip("/") for url in found}
     assert page_url in pages, (
         f"searching {word!r} lists {sorted(pages)}, not {page_url}. If the page writes it as "
         f"torch.{word}, the search plugin needs a separator that splits on '.' (mkdocs.yml)")
-    home.assert_clean(f"search for {word!r}")
+    tab.assert_clean(f"search for {word!r}")
 
 
 # --- a phone -------------------------------------------------------------------------------------
@@ -424,6 +534,21 @@ IN_VIEW_JS = """(el) => {
     return !!hit && (el === hit || el.contains(hit) || hit.contains(el));
 }"""
 
+# The texts of the given links that a reader can see and tap, in one round trip.
+SHOWN_LINKS_JS = f"""(els) => {{
+    const inView = {IN_VIEW_JS};
+    return els.filter(inView).map(el => el.innerText.trim());
+}}"""
+
+SETTLE_JS = """() => Promise.all(document.getAnimations()
+    .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+    .map(a => a.finished.catch(() => null)))"""
+
+
+def _settle(page):
+    """Wait until the CSS transitions a click started (a drawer sliding in) have finished."""
+    page.evaluate(SETTLE_JS)
+
 
 def _nav_titles() -> tuple[list[str], str, list[str]]:
     """Top-level nav titles from mkdocs.yml, and the first section with its page titles."""
@@ -434,33 +559,35 @@ def _nav_titles() -> tuple[list[str], str, list[str]]:
     return top, title, [next(iter(child)) for child in section[title]]
 
 
-def test_mobile_drawer_lists_the_pages(visit, built_site):
+def test_mobile_drawer_lists_the_pages(browser, site_url, mkdocs_config_loaded):
     """At 375x740 the navigation is behind the hamburger: it opens a drawer that lists the
     top-level entries, a section opens to its pages, and a page can be reached from it."""
+    mkdocs_config_loaded.join()
     top, section, children = _nav_titles()
-    v = visit(viewport=MOBILE, is_mobile=True, has_touch=True, device_scale_factor=2)
-    page = v.open("")
-    shots = artifacts_dir()
-    page.screenshot(path=str(shots / "mobile-home.png"))
-    drawer = page.locator('nav.md-nav--primary')
-    hamburger = page.locator('label.md-header__button[for="__drawer"]')
-    assert hamburger.is_visible(), "no hamburger button on a phone"
-    assert not drawer.locator("a.md-nav__link, label.md-nav__link").first.evaluate(IN_VIEW_JS)
-    hamburger.click()
-    page.wait_for_timeout(400)  # the drawer slides in (0.25 s transition)
-    entries = drawer.locator(":scope > ul > li > .md-nav__link")
-    shown = [entries.nth(i).inner_text().strip() for i in range(entries.count())
-             if entries.nth(i).evaluate(IN_VIEW_JS)]
-    page.screenshot(path=str(shots / "mobile-drawer.png"))
-    assert shown == top, f"drawer shows {shown}, nav has {top}"
-    drawer.locator(":scope > ul > li > label.md-nav__link", has_text=section).first.click()
-    page.wait_for_timeout(400)
-    pages = drawer.locator("a.md-nav__link")
-    visible = {pages.nth(i).inner_text().strip() for i in range(pages.count())
-               if pages.nth(i).evaluate(IN_VIEW_JS)}
-    page.screenshot(path=str(shots / "mobile-drawer-section.png"))
-    assert set(children) <= visible, f"section {section!r} shows {visible}, expected {children}"
-    drawer.locator("a.md-nav__link", has_text=children[0]).first.click()
-    page.wait_for_load_state("networkidle")
-    assert page.url != v.base, "tapping a page in the drawer did not navigate"
-    v.assert_clean("mobile navigation")
+    context = _new_context(browser, viewport=MOBILE, is_mobile=True, has_touch=True,
+                           device_scale_factor=2)
+    try:
+        phone = Tab(context, site_url)
+        page = phone.open("")
+        shots = artifacts_dir()
+        page.screenshot(path=str(shots / "mobile-home.png"))
+        drawer = page.locator('nav.md-nav--primary')
+        hamburger = page.locator('label.md-header__button[for="__drawer"]')
+        assert hamburger.is_visible(), "no hamburger button on a phone"
+        assert not drawer.locator("a.md-nav__link, label.md-nav__link").first.evaluate(IN_VIEW_JS)
+        hamburger.click()
+        _settle(page)  # the drawer slides in
+        shown = drawer.locator(":scope > ul > li > .md-nav__link").evaluate_all(SHOWN_LINKS_JS)
+        page.screenshot(path=str(shots / "mobile-drawer.png"))
+        assert shown == top, f"drawer shows {shown}, nav has {top}"
+        drawer.locator(":scope > ul > li > label.md-nav__link", has_text=section).first.click()
+        _settle(page)  # the section's pages slide in
+        visible = set(drawer.locator("a.md-nav__link").evaluate_all(SHOWN_LINKS_JS))
+        page.screenshot(path=str(shots / "mobile-drawer-section.png"))
+        assert set(children) <= visible, f"section {section!r} shows {visible}, expected {children}"
+        with page.expect_navigation():
+            drawer.locator("a.md-nav__link", has_text=children[0]).first.click()
+        assert page.url != phone.base, "tapping a page in the drawer did not navigate"
+        phone.assert_clean("mobile navigation")
+    finally:
+        context.close()

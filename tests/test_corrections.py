@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 
-from tests.snippets import OUTPUTS, ROOT, clean_env, mask
+from tests.snippets import OUTPUTS, ROOT, clean_env, fresh_default_threads, mask
 
 ARTICLE = ROOT / "tests" / "article"
 RECORDED = OUTPUTS / "article"
@@ -47,8 +47,7 @@ def check_recorded(name: str, seen: str, request) -> None:
 def test_env_vars_set_after_import_do_not_change_threads(request):
     code, seen = run_article("threads")
     assert code == 0
-    default = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
-                             env=clean_env(), capture_output=True, text=True).stdout.strip()
+    default = str(fresh_default_threads())
     assert seen.strip() == f"使用的线程数: {default}"
     if default != "4":
         assert "4" not in seen, "the article's os.environ lines took effect after import torch"

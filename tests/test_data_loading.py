@@ -1,31 +1,39 @@
 """docs/data-loading.md: MNIST read offline by the real torchvision class, workers change speed, not data."""
+import socket
 import struct
 import textwrap
 
 import pytest
 import torch
 
-from tests.snippets import clean_env, run, run_default
+from tests.isolation import run_isolated
+from tests.snippets import clean_env, run, run_here, run_shared
 
 NAME = "data_loading_mnist_workers"
 FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
 
 
 def test_mnist_class_reads_the_written_files():
-    out = run_default(NAME).stdout
+    out = run_shared(NAME).stdout
     assert "torchvision.datasets.MNIST(download=False): 1024 train, 170 test images" in out
     assert "one item: image (1, 28, 28) torch.float32 in [0, 1], label int" in out
     assert "raw pixels and labels round-trip exactly: True" in out
     assert "transformed pixels * 255 give the written bytes back: True" in out
 
 
-def test_files_are_mnist_idx_format(tmp_path):
-    """Checked here, not by the snippet: file names, folder, magic numbers, big-endian dims, and MNIST loads them."""
+def test_files_are_mnist_idx_format_and_no_download_is_tried(no_network, tmp_path):
+    """Checked here, not by the snippet: file names, folder, magic numbers, big-endian dims, and
+    MNIST loads them; the run made no network call; --force replaced the user's file."""
     from torchvision.datasets import MNIST
 
-    result = run(NAME, "--data-dir", str(tmp_path), "--images", "256")
-    assert result.returncode == 0, result.stderr
+    env, marker = no_network
     raw = tmp_path / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    (raw / "train-images-idx3-ubyte").write_bytes(b"the user's file")
+    result = run(NAME, "--data-dir", str(tmp_path), "--images", "256", "--force", env=env)
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists(), "the snippet used the network"
+    assert "MNIST(download=False)" in result.stdout
     assert sorted(p.name for p in raw.iterdir()) == sorted(FILES)
     counts = {"train": 256, "t10k": 64}
     for split, count in counts.items():
@@ -45,9 +53,8 @@ def test_files_are_mnist_idx_format(tmp_path):
 
 @pytest.mark.parametrize("start_method", [None, "spawn", "forkserver"])
 def test_same_batches_with_and_without_workers(start_method):
-    result = run_default(NAME) if start_method is None else run(NAME, "--start-method", start_method)
-    assert result.returncode == 0, result.stderr
-    out = result.stdout
+    """The spawn and forkserver runs are shared with tests/test_portability.py."""
+    out = run_shared(NAME, *(("--start-method", start_method) if start_method else ())).stdout
     assert f"start method: {start_method or 'fork'}, num_workers=2" in out
     for epoch in (1, 2):
         assert f"epoch {epoch}: 16 batches, same images, labels and order as num_workers=0: True" in out
@@ -81,20 +88,19 @@ def no_network(tmp_path):
     return clean_env(PYTHONPATH=str(site)), marker
 
 
-def test_download_is_not_attempted_without_the_flag(no_network, tmp_path):
-    env, marker = no_network
-    result = run(NAME, "--data-dir", str(tmp_path / "data"), env=env)
-    assert result.returncode == 0, result.stderr
-    assert not marker.exists()
-    assert "MNIST(download=False)" in result.stdout
+def test_download_flag_does_try_the_network(monkeypatch, tmp_path):
+    """The other side: with --download and no files, MNIST goes to the network and the snippet
+    fails clearly. Run in this process with name lookups refused, so the attempt is seen."""
+    attempts = []
 
+    def refuse(*args, **kwargs):
+        attempts.append(args[:2])
+        raise OSError("network disabled by the test")
 
-def test_download_flag_does_try_the_network(no_network, tmp_path):
-    """The other side: with --download and no files, MNIST goes to the network and the snippet fails clearly."""
-    env, marker = no_network
-    result = run(NAME, "--data-dir", str(tmp_path / "data"), "--download", env=env)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    result = run_here(NAME, "--data-dir", str(tmp_path / "data"), "--download")
     assert result.returncode == 1
-    assert marker.exists()
+    assert attempts, "no network call was attempted"
     assert result.stderr.startswith("error: Error downloading train-images-idx3-ubyte.gz")
 
 
@@ -102,13 +108,10 @@ def test_existing_files_are_not_overwritten_without_force(tmp_path):
     raw = tmp_path / "MNIST" / "raw"
     raw.mkdir(parents=True)
     (raw / "train-images-idx3-ubyte").write_bytes(b"the user's file")
-    result = run(NAME, "--data-dir", str(tmp_path))
+    result = run_here(NAME, "--data-dir", str(tmp_path))
     assert result.returncode == 2
     assert "pass --force to overwrite them" in result.stderr
     assert (raw / "train-images-idx3-ubyte").read_bytes() == b"the user's file"
-    forced = run(NAME, "--data-dir", str(tmp_path), "--force", "--images", "64")
-    assert forced.returncode == 0, forced.stderr
-    assert (raw / "train-images-idx3-ubyte").read_bytes()[:4] == b"\x00\x00\x08\x03"
 
 
 @pytest.mark.parametrize("args, message", [
@@ -120,7 +123,7 @@ def test_existing_files_are_not_overwritten_without_force(tmp_path):
     (["--start-method", "threads"], "invalid choice: 'threads'"),
 ])
 def test_bad_arguments_are_rejected(args, message):
-    result = run(NAME, *args)
+    result = run_here(NAME, *args)
     assert result.returncode == 2
     assert message in result.stderr
 
@@ -166,9 +169,9 @@ def test_main_guard_fixes_it(tmp_path, start_method):
 
 
 def test_one_core_same_results_and_torch_warns_about_too_many_workers():
-    """On one core (taskset) with OMP_NUM_THREADS=1 the claims hold, and DataLoader warns that 2 workers > 1 core."""
-    result = run(NAME, "--images", "256", env=clean_env(OMP_NUM_THREADS="1"), prefix=("taskset", "-c", "0"),
-                 python_flags=("-W", "error::DeprecationWarning"))
+    """On one CPU with OMP_NUM_THREADS=1 (the isolated run of tests/test_portability.py) the
+    claims hold, and DataLoader warns that 2 workers > 1 core."""
+    result, _ = run_isolated(NAME)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("same images, labels and order as num_workers=0: True") == 2
     assert "torch threads inside each worker: [1, 1]" in result.stdout

@@ -6,13 +6,14 @@ import warnings
 import pytest
 import torch
 
-from tests.snippets import clean_env, run, run_default
+from tests.isolation import run_isolated
+from tests.snippets import clean_env, run, run_here, run_shared
 
 NAME = "quantisation_int8_dynamic_torchao"
 
 
 def test_serialized_size_shrinks_about_four_times():
-    out = run_default(NAME).stdout
+    out = run_shared(NAME).stdout
     m = re.search(r"serialized state_dict: fp32 ([\d.]+) MB, int8 ([\d.]+) MB, ([\d.]+)x smaller", out)
     assert m, out
     fp32, int8 = float(m.group(1)), float(m.group(2))
@@ -20,14 +21,14 @@ def test_serialized_size_shrinks_about_four_times():
 
 
 def test_int8_outputs_within_tolerance_of_fp32():
-    out = run_default(NAME).stdout
+    out = run_shared(NAME).stdout
     m = re.search(r"relative error (\S+) \(tolerance 5e-2\): OK; same class for ([\d.]+)% of inputs", out)
     assert m, out
     assert float(m.group(1)) < 5e-2 and float(m.group(2)) >= 90.0
 
 
 def test_runs_clean_under_deprecation_errors_and_hides_the_import_notice():
-    result = run(NAME, python_flags=("-W", "error::DeprecationWarning"))
+    result, _ = run_isolated(NAME)  # -W error::DeprecationWarning among its conditions
     assert result.returncode == 0, result.stderr
     assert "KernelPreference" not in result.stderr  # torchao's import-time log record, silenced
 
@@ -57,5 +58,5 @@ def test_skips_cleanly_without_torchao(tmp_path):
 
 @pytest.mark.parametrize("args", [("--batch", "0"), ("--batch", "x")])
 def test_bad_arguments_exit_with_a_message(args):
-    result = run(NAME, *args)
+    result = run_here(NAME, *args)
     assert result.returncode == 2 and "--batch" in result.stderr

@@ -1,13 +1,14 @@
-"""docs/thread-budgets.md: budgets, per-process thread counts and launchers, each in a fresh process."""
+"""docs/thread-budgets.md: budgets, per-process thread counts and launchers. Anything about how a
+process starts (affinity, launchers, start methods) runs in a fresh process; reading cgroup
+files and splitting a budget run in this one."""
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 import pytest
 
-from tests.snippets import clean_env, run, run_default, snippet_path
+from tests.snippets import fresh_default_threads, run, run_here, run_shared, snippet_path
 
 START_METHODS = ["fork", "spawn", "forkserver"]
 
@@ -21,12 +22,6 @@ def physical() -> int:
     return psutil.cpu_count(logical=False)
 
 
-def fresh_default_threads() -> int:
-    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
-                         env=clean_env(), capture_output=True, text=True, check=True)
-    return int(out.stdout.strip())
-
-
 def budget(stdout: str) -> int:
     return int(re.search(r"thread budget:\s+(\d+)", stdout).group(1))
 
@@ -37,8 +32,14 @@ def report(*args, **kwargs) -> str:
     return result.stdout
 
 
+def report_here(*args) -> str:
+    result = run_here("thread_budget_report", *args)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 def test_report_without_limits_is_the_smaller_of_affinity_and_physical_cores():
-    out = run_default("thread_budget_report").stdout
+    out = run_shared("thread_budget_report").stdout
     assert f"os.cpu_count():           {os.cpu_count()}" in out
     assert f"usable (affinity):        {usable()}" in out
     assert budget(out) == min(usable(), physical())
@@ -57,15 +58,20 @@ def test_budget_follows_the_cgroup_quota(tmp_path, files, quota, expected):
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
-    out = report("--cgroup-root", str(tmp_path))
+    out = report_here("--cgroup-root", str(tmp_path))
     assert f"cgroup CPU quota:         {quota}" in out
     assert budget(out) == (expected or min(usable(), physical()))
-    # torch ignores the quota: its default is the affinity count, whatever the cgroup says
+
+
+def test_torch_ignores_the_cgroup_quota():
+    """Its default is the affinity count, whatever the cgroup says: the plain run reports the
+    same default as a bare `import torch`, and the budget does not come from torch."""
+    out = run_shared("thread_budget_report").stdout
     assert f"torch default threads:    {fresh_default_threads()}" in out
 
 
 def test_budget_is_split_between_processes():
-    out = report("--processes", "2")
+    out = report_here("--processes", "2")
     per = max(1, min(usable(), physical()) // 2)
     assert f"2 process(es) x {per} thread(s) = {2 * per}" in out
 
@@ -84,18 +90,30 @@ def test_numactl_physcpubind_limits_affinity_to_one():
     assert "usable (affinity):        1" in out
 
 
+def by_start_method(name: str, method: str):
+    """fork is Linux's default for Python < 3.14, so the plain run; spawn and forkserver runs are
+    shared with tests/test_portability.py."""
+    return run_shared(name) if method == "fork" else run_shared(name, "--start-method", method)
+
+
 @pytest.mark.parametrize("method", START_METHODS)
 def test_each_worker_process_gets_the_threads_asked(method):
-    result = run("thread_budget_processes", "--processes", "2", "--threads", "2", "--start-method", method)
-    assert result.returncode == 0, result.stderr
-    assert f"start method: {method}" in result.stdout
+    out = by_start_method("thread_budget_processes", method).stdout
+    per = max(1, usable() // 2)
+    assert f"start method: {method}" in out
     for rank in (0, 1):
-        assert f"worker {rank}: asked 2 thread(s), torch reports 2; same result as the parent: True" in result.stdout
-    assert f"oversubscribed: {4 > usable()}" in result.stdout
+        assert f"worker {rank}: asked {per} thread(s), torch reports {per}; same result as the parent: True" in out
+
+
+def test_asking_more_than_the_budget_is_reported_as_oversubscribed():
+    out = run_shared("thread_budget_processes", "--threads", "2").stdout  # a fresh process: it forks
+    for rank in (0, 1):
+        assert f"worker {rank}: asked 2 thread(s), torch reports 2; same result as the parent: True" in out
+    assert f"oversubscribed: {4 > usable()}" in out
 
 
 def test_default_split_keeps_within_the_budget():
-    out = run_default("thread_budget_processes").stdout
+    out = run_shared("thread_budget_processes").stdout
     per = max(1, usable() // 2)
     assert f"2 process(es) x {per} thread(s)" in out
     assert out.count(f"asked {per} thread(s), torch reports {per}; same result as the parent: True") == 2
@@ -103,11 +121,10 @@ def test_default_split_keeps_within_the_budget():
 
 @pytest.mark.parametrize("method", START_METHODS)
 def test_dataloader_workers_get_one_thread_main_keeps_its_own(method):
-    result = run("thread_budget_dataloader_workers", "--threads", "2", "--start-method", method)
-    assert result.returncode == 0, result.stderr
-    assert "main process: 2 thread(s)" in result.stdout
-    assert "worker 0 built items with 1 thread(s)" in result.stdout
-    assert "worker 1 built items with 1 thread(s)" in result.stdout
+    out = by_start_method("thread_budget_dataloader_workers", method).stdout
+    assert f"main process: {fresh_default_threads()} thread(s)" in out
+    assert "worker 0 built items with 1 thread(s)" in out
+    assert "worker 1 built items with 1 thread(s)" in out
 
 
 def test_python_threads_need_init_num_threads_once_they_ran_torch():
@@ -128,7 +145,7 @@ def test_bad_arguments_are_refused():
                        ("thread_budget_processes", ["--start-method", "nope"]),
                        ("thread_budget_dataloader_workers", ["--workers", "-1"]),
                        ("thread_budget_python_threads", ["--threads", "0"])]:
-        result = run(name, *args)
+        result = run_here(name, *args)
         assert result.returncode != 0
         assert "error:" in result.stderr
 

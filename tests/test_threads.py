@@ -1,19 +1,12 @@
 """docs/threads.md: each claim about thread settings, checked in a fresh process."""
 import os
 import re
-import subprocess
-import sys
 
+import psutil
 import pytest
 
-from tests.snippets import clean_env, run, run_default
-
-
-def fresh_default_threads(env=None) -> int:
-    """torch.get_num_threads() in a new process with no thread variables set."""
-    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.get_num_threads())"],
-                         env=env or clean_env(), capture_output=True, text=True, check=True)
-    return int(out.stdout.strip())
+from tests.isolation import run_isolated
+from tests.snippets import clean_env, fresh_default_threads, run, run_here, run_shared
 
 
 def got(stdout: str) -> int:
@@ -25,7 +18,7 @@ def usable() -> int:
 
 
 def test_env_set_after_import_leaves_the_default():
-    out = run_default("threads_env_after_import").stdout
+    out = run_shared("threads_env_after_import").stdout
     default = fresh_default_threads()
     assert got(out) == default
     assert f"threads torch uses: {default}" in out
@@ -41,47 +34,47 @@ def test_env_set_by_the_shell_before_start_is_honoured():
 
 
 def test_env_set_before_import_is_honoured():
-    out = run_default("threads_set_before_import").stdout
+    out = run_shared("threads_set_before_import").stdout
     assert got(out) == 1
     assert "honoured: True" in out
 
 
+# More threads than this machine's physical cores: the cap below shows, set_num_threads has none.
+ABOVE_THE_CORES = str(psutil.cpu_count(logical=False) + 2)
+
+
 def test_env_var_above_the_core_count_is_capped_but_set_num_threads_is_not():
-    """MKL caps OMP_NUM_THREADS at the physical cores; torch.set_num_threads takes any count."""
-    import psutil
-    physical = psutil.cpu_count(logical=False)
-    asked = str(physical + 2)
-    result = run("threads_set_before_import", "--threads", asked)
+    """MKL caps OMP_NUM_THREADS at the physical cores; torch.set_num_threads takes any count
+    (the second run is shared with the test below)."""
+    result = run("threads_set_before_import", "--threads", ABOVE_THE_CORES)
     assert result.returncode == 0, result.stderr
-    assert got(result.stdout) == min(physical, usable())
-    code = run("threads_set_in_code", "--threads", asked, "--interop-threads", "2")
-    assert code.returncode == 0, code.stderr
-    assert f"intra-op threads: {asked}" in code.stdout
+    assert got(result.stdout) == min(psutil.cpu_count(logical=False), usable())
+    code = run_shared("threads_set_in_code", "--threads", ABOVE_THE_CORES, "--interop-threads", "2")
+    assert f"intra-op threads: {ABOVE_THE_CORES}" in code.stdout
 
 
-@pytest.mark.parametrize("threads,interop", [("1", "1"), ("3", "2")])
+@pytest.mark.parametrize("threads,interop", [("1", "1"), (ABOVE_THE_CORES, "2")])
 def test_set_in_code_gives_what_was_asked(threads, interop):
-    result = run_default("threads_set_in_code") if threads == "1" else run(
+    result = run_shared("threads_set_in_code") if threads == "1" else run_shared(
         "threads_set_in_code", "--threads", threads, "--interop-threads", interop)
-    assert result.returncode == 0, result.stderr
     assert f"intra-op threads: {threads}" in result.stdout
     assert f"inter-op threads: {interop}" in result.stdout
 
 
 def test_second_set_num_interop_threads_raises():
-    out = run_default("threads_set_in_code").stdout
+    out = run_shared("threads_set_in_code").stdout
     assert "RuntimeError: Error: cannot set number of interop threads" in out
 
 
 def test_bad_thread_count_is_refused():
     for name in ("threads_env_after_import", "threads_set_before_import", "threads_set_in_code"):
-        result = run(name, "--threads", "0")
+        result = run_here(name, "--threads", "0")
         assert result.returncode != 0
         assert "must be at least 1" in result.stderr
 
 
 def test_parallel_info_reports_the_cores_and_torch_default():
-    out = run_default("threads_parallel_info").stdout
+    out = run_shared("threads_parallel_info").stdout
     assert f"usable: {usable()}" in out
     default = fresh_default_threads()
     assert f"torch default: {default}" in out
@@ -91,14 +84,14 @@ def test_parallel_info_reports_the_cores_and_torch_default():
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs Linux affinity")
 def test_parallel_info_under_taskset_sees_one_core():
-    result = run("threads_parallel_info", prefix=("taskset", "-c", "0"))
+    result, _ = run_isolated("threads_parallel_info")  # taskset to one CPU, OMP_NUM_THREADS=1
     assert result.returncode == 0, result.stderr
     assert "usable: 1" in result.stdout
     assert "suggested intra-op threads: 1; torch default: 1" in result.stdout
 
 
 def test_oversubscription_runs_every_count_up_to_twice_the_cores():
-    out = run_default("threads_oversubscription").stdout
+    out = run_shared("threads_oversubscription").stdout
     rows = re.findall(r"^\s*(\d+)\s+(\d+)\s+[\d.]+\s+[\d.]+x$", out, re.M)
     assert [int(n) for n, _ in rows] == list(range(1, 2 * usable() + 1))
     assert all(n == reported for n, reported in rows)  # torch honours counts past the cores

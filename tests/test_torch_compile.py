@@ -1,11 +1,11 @@
 """docs/torch-compile.md: every compile runs in a snippet's own process (never in pytest), once."""
 import re
 
-from tests.snippets import run, run_default
+from tests.snippets import run, run_here, run_shared
 
 
 def test_compiled_output_matches_eager_and_both_are_timed():
-    out = run_default("compile_speedup_small_mlp").stdout
+    out = run_shared("compile_speedup_small_mlp").stdout
     assert "outputs match eager: True" in out
     assert re.search(r"compiled \d+\.\d s \(compile time\)", out)
     assert re.search(r"steady state, batch 64, \d+ thread\(s\): eager [\d.]+ us, compiled [\d.]+ us, "
@@ -13,13 +13,13 @@ def test_compiled_output_matches_eager_and_both_are_timed():
 
 
 def test_bad_batch_is_refused_before_compiling():
-    result = run("compile_speedup_small_mlp", "--batch", "0")
+    result = run_here("compile_speedup_small_mlp", "--batch", "0")
     assert result.returncode != 0
     assert "--batch must be at least 1" in result.stderr
 
 
 def test_recompile_counts_default_static_dynamic():
-    out = run_default("compile_recompiles_dynamic_shapes").stdout
+    out = run_shared("compile_recompiles_dynamic_shapes").stdout
     assert "default (dynamic=None) compiled 2 graph(s) for 5 shapes" in " ".join(out.split())
     assert "dynamic=False compiled 5 graph(s) for 5 shapes" in " ".join(out.split())
     assert "dynamic=True compiled 1 graph(s) for 5 shapes" in " ".join(out.split())
@@ -28,21 +28,21 @@ def test_recompile_counts_default_static_dynamic():
 
 def test_inductor_recompiles_exactly_like_the_fast_demo_backend():
     """The page says the aot_eager counts hold for inductor: check it once with real C++ compiles."""
-    fast = run_default("compile_recompiles_dynamic_shapes").stdout.splitlines()[1:]
+    fast = run_shared("compile_recompiles_dynamic_shapes").stdout.splitlines()[1:]
     result = run("compile_recompiles_dynamic_shapes", "--backend", "inductor")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[1:] == fast
 
 
 def test_without_a_compiler_inductor_fails_and_the_fallbacks_run():
-    out = run_default("compile_without_cxx_compiler").stdout
+    out = run_shared("compile_without_cxx_compiler").stdout
     assert "(inductor, needs g++/clang++): fails: InductorError: InvalidCxxCompiler" in out
     assert 'backend="aot_eager") (no C++): runs, output matches eager: True' in out
     assert "with suppress_errors=True: runs, output matches eager: True" in out
 
 
 def test_cache_goes_where_the_variable_says_and_is_reused():
-    out = run_default("compile_cache_outside_source_tree").stdout
+    out = run_shared("compile_cache_outside_source_tree").stdout
     assert re.search(r"default cache folder \(TORCHINDUCTOR_CACHE_DIR unset\): \S*torchinductor_", out)
     assert "first run (cold cache):" in out and "0 hit(s), 1 miss(es)" in out
     assert "second run (warm cache):" in out and "1 hit(s), 0 miss(es)" in out

@@ -1,13 +1,10 @@
 """The "Your machine" notebook runs, shows a reader's run beside the reference, and the output
 stored in it (what the site shows) is what it prints today."""
 import nbformat
-import pytest
 from nbclient import NotebookClient
 
 from tests.snippets import DOCS, mask
 
-# Shares the session's quick benchmark run with test_bench.py: keep them on one xdist worker.
-pytestmark = pytest.mark.xdist_group("bench")
 
 NOTEBOOK = DOCS / "your-machine.ipynb"
 

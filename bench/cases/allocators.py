@@ -2,8 +2,10 @@
 snippets/allocators_ld_preload.py, each run in a fresh process; median and IQR over the runs.
 """
 import statistics
+from concurrent.futures import ThreadPoolExecutor
 
 from bench.core import load_snippet
+from bench.machine import usable_cores
 
 TITLE = "Memory allocators"
 ORDER = 120
@@ -26,7 +28,12 @@ def run(session) -> None:
             libraries[name] = path
     group = "50 small inference calls of varying shapes, 1 thread, fresh process per run"
     rss_group = "resident memory kept after the workload (RSS growth)"
-    reports = {label: [alloc.run_under(path) for _ in range(runs)] for label, path in libraries.items()}
+    # Each run is a fresh 1-thread process that spends most of its time importing torch. Full mode
+    # runs them one after another; quick mode (one run per allocator) runs one per core at once.
+    with ThreadPoolExecutor(max_workers=session.pick(usable_cores(), 1)) as pool:
+        futures = {label: [pool.submit(alloc.run_under, path) for _ in range(runs)]
+                   for label, path in libraries.items()}
+    reports = {label: [future.result() for future in fs] for label, fs in futures.items()}
     for name, key, unit in ((group, "median", "s"), (rss_group, "rss_growth_mb", "MB")):
         for label, path in libraries.items():
             values = [r[key] for r in reports[label]]

@@ -37,11 +37,11 @@ def run(session) -> None:
     threads = usable_cores()
     default_method = mp.get_start_method(allow_none=True) or mp.get_all_start_methods()[0]
     with tempfile.TemporaryDirectory(prefix="bench-mnist-") as tmp:
-        count = session.pick(512, 4096)
+        count = session.pick(128, 4096)
         snippet.write_mnist(Path(tmp), count, 64)
         for name, transform, images in (
-                ("cheap transform (ToImage + ToDtype)", snippet.TO_TENSOR, session.pick(256, 2048)),
-                ("CPU-heavy transform (Resize 112 + GaussianBlur 9)", HEAVY, session.pick(64, 256))):
+                ("cheap transform (ToImage + ToDtype)", snippet.TO_TENSOR, session.pick(128, 2048)),
+                ("CPU-heavy transform (Resize 112 + GaussianBlur 9)", HEAVY, session.pick(16, 256))):
             ds = torch.utils.data.Subset(datasets.MNIST(tmp, train=True, transform=transform), range(images))
             fresh_group = f"{name}: new DataLoader every epoch"
             kept_group = f"{name}: persistent_workers=True"

@@ -4,6 +4,7 @@ import tempfile
 import time
 
 import torch
+import torch._inductor.config
 
 TITLE = "torch.compile"
 ORDER = 80
@@ -37,8 +38,12 @@ def run(session):
     with tempfile.TemporaryDirectory(prefix="bench-inductor-") as cache:
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache  # empty cache: every run measures a cold compile
         torch._dynamo.reset()
+        # Quick mode compiles in this process: inductor's pool of compile workers (each a new
+        # process importing torch) costs a small machine more than it saves on these small graphs.
+        settings = {"compile_threads": 1} if session.quick else {}
         try:
-            _run(session, threads)
+            with torch._inductor.config.patch(settings):
+                _run(session, threads)
         finally:
             torch._dynamo.reset()
             if old is None:
