@@ -46,7 +46,7 @@ def one_cpu() -> int:
     return cpus[int(worker.removeprefix("gw") or 0) % len(cpus)]
 
 
-def _listing(folder: Path) -> dict[str, tuple[int, int]]:
+def listing(folder: Path) -> dict[str, tuple[int, int]]:
     return {p.relative_to(folder).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
             for p in sorted(folder.rglob("*"))}
 
@@ -62,7 +62,7 @@ class Isolated:
         self.upper, self.work = tmp / "repo-writes", tmp / "overlay-work"
         for d in (self.cwd, self.upper, self.work):
             d.mkdir()
-        self.before = _listing(self.copy)
+        self.before = listing(self.copy)
 
     def prefix(self) -> tuple[str, ...]:
         namespaces = ["unshare", "--net", "--mount"]
@@ -79,11 +79,11 @@ class Isolated:
     def writes(self) -> list[str]:
         """What the run left behind: in the snippets copy, the working directory, the repo."""
         found = []
-        after = _listing(self.copy)
+        after = listing(self.copy)
         found += [f"snippets/{p} (changed or created)" for p in after if after[p] != self.before.get(p)]
         found += [f"snippets/{p} (deleted)" for p in self.before if p not in after]
-        found += [f"<working directory>/{p}" for p in _listing(self.cwd)]
-        found += [f"<repo>/{p}" for p, _ in _listing(self.upper).items()
+        found += [f"<working directory>/{p}" for p in listing(self.cwd)]
+        found += [f"<repo>/{p}" for p, _ in listing(self.upper).items()
                   if (self.upper / p).is_file() and not any(x in p + "/" for x in NOT_THE_SNIPPETS_WRITE)]
         return found
 

@@ -14,7 +14,7 @@ from textwrap import dedent
 
 import pytest
 
-from tests.isolation import Isolated, _listing, one_cpu, require_isolation, run_isolated
+from tests.isolation import Isolated, listing, one_cpu, require_isolation, run_isolated
 from tests.snippets import ROOT, all_snippets, run_here, run_shared, snippet_path
 
 
@@ -62,7 +62,7 @@ def test_isolation_is_what_it_claims(tmp_path):
     require_isolation()
     iso = Isolated(tmp_path)
     (iso.copy / "probe.py").write_text(PROBE)
-    iso.before = _listing(iso.copy)
+    iso.before = listing(iso.copy)
     target = ROOT / "isolation-probe-write.txt"
     result = iso.run("probe", str(target), script=iso.copy / "probe.py")
     assert result.returncode == 0, result.stderr
