@@ -9,8 +9,7 @@ from pathlib import Path
 
 # Names and titles are read from the case files: --help, --list and argument errors import no torch.
 from bench.cases import load, techniques
-
-REFERENCE = Path(__file__).with_name("reference.json")
+from bench.references import FOLDER as REFERENCES
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -26,7 +25,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="results file to write (default: ./bench-results.json)")
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     parser.add_argument("--update-reference", action="store_true",
-                        help=f"write the site's reference results ({REFERENCE.name}); full mode only")
+                        help="write this CPU kind's reference (bench/references/<kind>.json, e.g. "
+                             "amd-avx2.json); full mode only")
     parser.add_argument("--list", action="store_true", help="list the techniques and exit")
     args = parser.parse_args(argv)
     if args.list:
@@ -39,12 +39,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.update_reference:
         if args.quick or args.only:
             parser.error("--update-reference needs a full run of every technique (no --quick, no --only)")
-        args.out = REFERENCE
-    elif args.out.resolve() == REFERENCE.resolve():
-        parser.error(f"{args.out} is the committed reference; use --update-reference to replace it")
+        args.out = None  # named after the machine's kind, once torch can tell it
+    elif args.out.resolve().parent == REFERENCES.resolve():
+        parser.error(f"{args.out} is in the committed references; use --update-reference to write one")
     elif args.out.exists() and not args.overwrite:
         parser.error(f"{args.out} exists; pass --overwrite to replace it or --out to choose another file")
-    if args.out.parent and not args.out.parent.exists():
+    elif args.out.parent and not args.out.parent.exists():
         parser.error(f"folder {args.out.parent} does not exist")
     return args
 
@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench import machine
     from bench.compare import side_by_side
     from bench.core import Session, add_ratios
+    from bench.references import load_all, path_for
 
     titles = techniques()
     session = Session(quick=args.quick)
@@ -82,12 +83,13 @@ def main(argv: list[str] | None = None) -> int:
         "techniques": {name: titles[name] for name in args.techniques},
         "results": session.rows,
     }
-    args.out.write_text(json.dumps(results, indent=1) + "\n")
+    out = path_for(results["machine"]) if args.update_reference else args.out
+    out.write_text(json.dumps(results, indent=1) + "\n")
 
     Compare(session.measurements).print()
-    if REFERENCE.exists() and args.out != REFERENCE:
-        print(side_by_side(results, json.loads(REFERENCE.read_text())))
-    print(f"wrote {args.out} ({results['seconds']} s)")
+    if not args.update_reference:
+        print(side_by_side(results, load_all()))
+    print(f"wrote {out} ({results['seconds']} s)")
     return 0
 
 

@@ -1,5 +1,7 @@
-"""Formatting results: values with units, and a reader's run beside the reference."""
+"""Formatting results: values with units, and a reader's run beside every reference."""
 from __future__ import annotations
+
+from bench.machine import kind, one_line
 
 
 def fmt_value(value: float | None, unit: str) -> str:
@@ -17,21 +19,28 @@ def fmt_ratio(ratio: float | None) -> str:
     return "–" if ratio is None else f"{ratio:.2f}×"
 
 
-def key(row: dict) -> tuple[str, str, str]:
-    return row["technique"], row["group"], row["label"]
+def by_id(results: dict) -> dict[str, dict]:
+    return {row["id"]: row for row in results["results"]}
 
 
-def side_by_side(mine: dict, reference: dict) -> str:
-    """A text table: each of the reader's rows with the reference's value and ratio beside it."""
-    ref = {key(r): r for r in reference["results"]}
-    from bench.machine import one_line
-    lines = [f"yours:     {one_line(mine['machine'])} ({mine['mode']} mode)",
-             f"reference: {one_line(reference['machine'])} ({reference['mode']} mode)",
-             f"{'technique / group / variant':60} {'yours':>12} {'×':>7} {'reference':>12} {'×':>7}"]
-    for row in mine["results"]:
-        other = ref.get(key(row), {})
-        name = " / ".join(key(row))
-        lines.append(f"{name[:60]:60} {fmt_value(row['median'], row['unit']):>12} "
-                     f"{fmt_ratio(row.get('ratio')):>7} "
-                     f"{fmt_value(other.get('median'), row['unit']):>12} {fmt_ratio(other.get('ratio')):>7}")
+def side_by_side(mine: dict | None, references: list[dict]) -> str:
+    """A text table per group: the reader's value and ratio, then each reference's ratio, lined
+    up by row id. With mine=None, the references alone."""
+    runs = ([("yours", mine)] if mine else []) + [(kind(r["machine"]), r) for r in references]
+    lines = [f"{name + ':':18} {one_line(r['machine'])} ({r['mode']} mode)" for name, r in runs]
+    rows = by_id(mine) if mine else {}
+    for r in ([] if mine else references):  # the references alone: every row any of them has
+        rows.update({i: row for i, row in by_id(r).items() if i not in rows})
+    others = [by_id(r) for _, r in runs]
+    width = max(len(name) for name, _ in runs) + 2
+    group = None
+    for row_id, row in rows.items():
+        if (row["technique"], row["group"]) != group:
+            group = row["technique"], row["group"]
+            lines += ["", f"{row['technique']} / {row['group']}",
+                      f"  {'variant':40}" + ("" if not mine else f" {'yours':>10}")
+                      + "".join(f" {'× ' + name:>{width}}" for name, _ in runs)]
+        value = f" {fmt_value(row['median'], row['unit']):>10}" if mine else ""
+        ratios = "".join(f" {fmt_ratio(found.get(row_id, {}).get('ratio')):>{width}}" for found in others)
+        lines.append(f"  {row['label'][:40]:40}{value}{ratios}")
     return "\n".join(lines)

@@ -1,12 +1,16 @@
 """Measuring: torch.utils.benchmark timings and other metrics, ratios against a baseline."""
 from __future__ import annotations
 
+import re
 import runpy
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
 
 from torch.utils.benchmark import Measurement, Timer
+from torch.utils.benchmark.utils.common import TaskSpec
+
+from bench.machine import usable_cores
 
 
 SNIPPETS = Path(__file__).resolve().parents[1] / "snippets"
@@ -35,6 +39,12 @@ class Session:
         """A size or count for quick mode (CI, seconds) or full mode (published numbers)."""
         return quick if self.quick else full
 
+    def thread_settings(self) -> list[tuple[int, str]]:
+        """(threads, name) for one thread and, in full mode, all usable cores. Named rather than
+        numbered, so that rows line up across machines with different core counts."""
+        cores = usable_cores()
+        return [(1, "1 thread")] + ([(cores, "all cores")] if cores > 1 and not self.quick else [])
+
     def time(self, group: str, label: str, fn: Callable[[], Any], *, num_threads: int = 1,
              baseline: bool = False, items: int | None = None, params: dict | None = None,
              min_run_time: float | None = None) -> dict:
@@ -46,9 +56,22 @@ class Session:
                       label=f"{self.technique}: {group}", sub_label=label,
                       description=f"{num_threads} thread(s)")
         m = timer.blocked_autorange(min_run_time=min_run_time or self.min_run_time)
+        return self._measured(m, group, label, baseline=baseline, items=items,
+                              params={"num_threads": num_threads, **(params or {})})
+
+    def time_samples(self, group: str, label: str, seconds: list[float], *, baseline: bool = False,
+                     items: int | None = None, params: dict | None = None) -> dict:
+        """Durations measured elsewhere (inside worker processes, fresh processes), summarised
+        exactly as time() summarises its own: torch.utils.benchmark's median and IQR."""
+        spec = TaskSpec(stmt=label, setup="", label=f"{self.technique}: {group}", sub_label=label,
+                        description="samples", num_threads=(params or {}).get("num_threads", 1))
+        m = Measurement(number_per_run=1, raw_times=list(seconds), task_spec=spec)
+        return self._measured(m, group, label, baseline=baseline, items=items, params=params or {})
+
+    def _measured(self, m: Measurement, group, label, *, baseline, items, params) -> dict:
         self.measurements.append(m)
         row = self._add(group, label, m.median, "s", baseline=baseline, higher_is_better=False,
-                        spread=m.iqr, runs=len(m.times), params={"num_threads": num_threads, **(params or {})})
+                        spread=m.iqr, runs=len(m.times), params=params)
         if items:
             row["items_per_s"] = items / m.median
         return row
@@ -61,7 +84,8 @@ class Session:
                          spread=spread, runs=runs, params=params or {})
 
     def _add(self, group, label, value, unit, *, baseline, higher_is_better, spread, runs, params):
-        row = {"technique": self.technique, "group": group, "label": label, "unit": unit,
+        row = {"id": row_id(self.technique, group, label),
+               "technique": self.technique, "group": group, "label": label, "unit": unit,
                "median": float(value), "spread": None if spread is None else float(spread),
                "runs": runs, "baseline": baseline, "higher_is_better": higher_is_better,
                "params": params}
@@ -69,8 +93,21 @@ class Session:
         return row
 
 
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def row_id(technique: str, group: str, label: str) -> str:
+    """The row's name in every results file: the same in quick and full mode and on every machine,
+    because groups and labels name what is compared and leave sizes and thread counts to params."""
+    return f"{technique}/{slug(group)}/{slug(label)}"
+
+
 def add_ratios(rows: list[dict]) -> None:
     """ratio = how many times better than the group's baseline (>1 is better, whatever the unit)."""
+    duplicated = {r["id"] for r in rows if sum(o["id"] == r["id"] for o in rows) > 1}
+    if duplicated:
+        raise ValueError(f"row ids measured twice: {sorted(duplicated)}")
     groups: dict[tuple, list[dict]] = {}
     for row in rows:
         groups.setdefault((row["technique"], row["group"]), []).append(row)

@@ -1,8 +1,12 @@
 """What a result was measured on: CPU, cores, ISA flags, torch build and thread settings."""
 from __future__ import annotations
 
+import functools
 import os
 import platform
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 # ISA flags worth naming on a CPU performance page, as spelled in /proc/cpuinfo.
@@ -34,16 +38,47 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def peak_fp32_gflops(cores: int, mhz: float, flags: set[str]) -> float | None:
-    """Theoretical FP32 peak: cores x clock x FMA lanes x 2 flops x 2 FMA units.
+# Four dependent adds per iteration, one cycle each: the loop runs at one iteration per 4 cycles.
+CLOCK_LOOP = r"""
+#include <stdio.h>
+#include <time.h>
+int main(void) {
+    struct timespec a, b; long x = 0, n = 400000000L;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (long i = 0; i < n; i++)
+        __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("%f\n", 4.0 * n / ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9) / 1e6);
+    return 0;
+}
+"""
 
-    Assumes two FMA pipes per core, true of current x86 server cores (Zen 2+, Skylake-SP+);
-    turbo and thermal limits move the real ceiling either way.
-    """
-    if not mhz:
+
+@functools.cache
+def measured_mhz() -> float | None:
+    """The clock a busy core really runs at, from a dependent-add loop (x86 with a C compiler;
+    else None). A VM's /proc/cpuinfo tends to report the base clock: 2596 MHz on the Zen 4
+    reference, which this loop measures at about 3550 MHz, so a peak from cpuinfo is too low."""
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if platform.machine() not in ("x86_64", "AMD64") or not compiler:
         return None
-    lanes = 16 if "avx512f" in flags else 8 if "fma" in flags else 4
-    return cores * mhz / 1000 * lanes * 2 * 2
+    with tempfile.TemporaryDirectory(prefix="bench-clock-") as tmp:
+        source, binary = Path(tmp, "clock.c"), Path(tmp, "clock")
+        source.write_text(CLOCK_LOOP)
+        built = subprocess.run([compiler, "-O1", str(source), "-o", str(binary)], capture_output=True)
+        if built.returncode != 0:
+            return None
+        runs = [float(subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout)
+                for _ in range(3)]
+    return max(runs)  # the least disturbed run
+
+
+def peak_fp32_gflops(cores: int) -> float | None:
+    """Theoretical FP32 peak of this machine's cores at the measured clock, from the page's own
+    estimate (snippets/vectorise_matmul_gflops.py: FMA units per microarchitecture), or None."""
+    import runpy
+    snippet = Path(__file__).resolve().parents[1] / "snippets" / "vectorise_matmul_gflops.py"
+    return runpy.run_path(str(snippet))["estimated_peak_gflops"](cores, measured_mhz())
 
 
 def describe() -> dict:
@@ -55,14 +90,18 @@ def describe() -> dict:
     cores = physical_cores()
     return {
         "cpu_model": info.get("model name") or platform.processor() or platform.machine(),
+        "vendor": info.get("vendor_id", ""),
+        "cpu_family": info.get("cpu family", ""),
+        "cpu_model_number": info.get("model", ""),
         "arch": platform.machine(),
         "logical_cores": os.cpu_count(),
         "physical_cores": cores,
         "usable_cores": usable_cores(),
         "mhz": mhz,
+        "measured_mhz": measured_mhz(),
         "isa": {flag: flag in flags for flag in ISA_FLAGS},
         "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
-        "peak_fp32_gflops": peak_fp32_gflops(cores, mhz, flags),
+        "peak_fp32_gflops": peak_fp32_gflops(cores),
         "os": platform.platform(),
         "python": platform.python_version(),
         "torch": torch.__version__,
@@ -76,3 +115,41 @@ def one_line(machine: dict) -> str:
     isa = ", ".join(k.upper() for k, v in machine["isa"].items() if v) or "no AVX"
     return (f"{machine['cpu_model']}, {machine['physical_cores']} cores ({isa}), "
             f"torch {machine['torch']}, Python {machine['python']}")
+
+
+def _vendor(machine: dict) -> str:
+    vendor, name = machine.get("vendor", ""), machine["cpu_model"]
+    if vendor == "AuthenticAMD" or name.startswith("AMD"):
+        return "amd"
+    if vendor == "GenuineIntel" or name.startswith("Intel"):
+        return "intel"
+    return "arm" if machine["arch"] in ("aarch64", "arm64") else machine["arch"]
+
+
+def _isa_level(isa: dict) -> str:
+    """The instruction-set level that decides which advice holds: bf16 and int8 flip with it."""
+    if isa.get("amx_bf16"):
+        return "amx"
+    if isa.get("avx512f"):
+        return "avx512-bf16" if isa.get("avx512_bf16") else "avx512-vnni" if isa.get("avx512_vnni") else "avx512"
+    return "avx2" if isa.get("avx2") else "baseline"
+
+
+ISA_TITLES = {"amx": "AMX", "avx512-bf16": "AVX-512 + BF16", "avx512-vnni": "AVX-512 + VNNI",
+              "avx512": "AVX-512", "avx2": "AVX2", "baseline": "no AVX2"}
+
+
+def kind(machine: dict) -> str:
+    """A reference's name: vendor and ISA level, e.g. amd-avx2, intel-avx512, amd-avx512-bf16."""
+    return f"{_vendor(machine)}-{_isa_level(machine['isa'])}"
+
+
+def kind_title(machine: dict) -> str:
+    """The kind as a column heading: 'AMD, AVX2'."""
+    vendor = _vendor(machine)
+    return f"{vendor.upper() if vendor in ('amd', 'arm') else vendor.title()}, {ISA_TITLES[_isa_level(machine['isa'])]}"
+
+
+def kind_order(machine: dict) -> tuple:
+    """Older instruction sets first, so columns read from AVX2 up to AMX."""
+    return list(ISA_TITLES)[::-1].index(_isa_level(machine["isa"])), kind(machine)

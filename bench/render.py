@@ -1,79 +1,165 @@
-"""Render a results file into the tables and plots the pages include.
+"""Render the committed references into the tables and plots the pages include, every CPU kind
+side by side.
 
-python -m bench.render                      # reference -> docs/results (what the site shows)
-python -m bench.render --results R --out D  # any results file, any folder
+python -m bench.render                        # bench/references/*.json -> docs/results
+python -m bench.render --results R [R ...] --out D   # any results files, any folder
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 
+from bench.cases import techniques
 from bench.compare import fmt_ratio, fmt_value
-from bench.machine import one_line
+from bench.machine import kind_order, kind_title, one_line
+from bench.references import load_all
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT / "bench" / "reference.json"
 RESULTS_DIR = ROOT / "docs" / "results"
 
-THEMES = {"light": {"text": "#333333", "grid": "#cccccc", "bar": "#e6550d", "base": "#888888"},
-          "dark": {"text": "#e0e0e0", "grid": "#555555", "bar": "#fd8d3c", "base": "#aaaaaa"}}
+THEMES = {"light": {"text": "#333333", "grid": "#cccccc", "machines": ["#e6550d", "#3182bd", "#31a354", "#756bb1"]},
+          "dark": {"text": "#e0e0e0", "grid": "#555555", "machines": ["#fd8d3c", "#6baed6", "#74c476", "#9e9ac8"]}}
+# Parameters that describe the machine or the run, not the workload: not shown as "sizes".
+NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores", "runs", "requests"}
 
 
-def provenance(results: dict) -> str:
-    return (f"Measured on {one_line(results['machine'])}; {results['mode']} mode, "
-            f"{results['created'][:10]}. Your numbers: `python -m bench --full`.")
+def groups(references: list[dict], technique: str) -> dict[str, dict[str, str]]:
+    """{group: {row id: label}} in the order the references measured them."""
+    found: dict[str, dict[str, str]] = {}
+    for ref in references:
+        for row in ref["results"]:
+            if row["technique"] == technique:
+                found.setdefault(row["group"], {}).setdefault(row["id"], row["label"])
+    return found
 
 
-def table(results: dict, technique: str) -> str:
-    rows = [r for r in results["results"] if r["technique"] == technique]
-    throughput = any("items_per_s" in r for r in rows)
-    head = "| Case | Variant | Median | Spread (IQR) | " + ("Items/s | " if throughput else "") + "vs baseline |"
-    lines = [head, "|" + "---|" * (head.count("|") - 1)]
-    for r in rows:
-        label = f"{r['label']} (baseline)" if r["baseline"] else r["label"]
-        spread = "–" if r["spread"] is None else "±" + fmt_value(r["spread"] / 2, r["unit"])
-        cells = [r["group"], label, fmt_value(r["median"], r["unit"]), spread]
-        if throughput:
-            cells.append(f"{r['items_per_s']:.3g}" if "items_per_s" in r else "–")
-        cells.append(fmt_ratio(r.get("ratio")))
-        lines.append("| " + " | ".join(cells) + " |")
+def rows_by_id(reference: dict) -> dict[str, dict]:
+    return {row["id"]: row for row in reference["results"]}
+
+
+def sizes_note(references: list[dict], ids: set[str]) -> str:
+    """The workload sizes every machine used for these rows, e.g. 'batch_size 256, size 1024'."""
+    values: dict[str, set] = {}
+    for ref in references:
+        for row in ref["results"]:
+            if row["id"] in ids:
+                for k, v in row["params"].items():
+                    if k not in NOT_SIZES:
+                        values.setdefault(k, set()).add(json.dumps(v))
+    shared = [f"{k.replace('_', ' ')} {json.loads(next(iter(v)))}" for k, v in values.items() if len(v) == 1]
+    return ", ".join(shared)
+
+
+def table(references: list[dict], technique: str) -> str:
+    """One narrow table per group: the variant, then per machine the ratio and the median."""
+    heads = [kind_title(r["machine"]) for r in references]
+    by_id = [rows_by_id(r) for r in references]
+    out = []
+    for group, members in groups(references, technique).items():
+        note = sizes_note(references, set(members))
+        out.append(f"**{group}**" + (f" <small>({note})</small>" if note else ""))
+        out.append("")
+        out.append("| Variant | " + " | ".join(heads) + " |")
+        out.append("|---|" + "---:|" * len(heads))
+        for row_id, label in members.items():
+            cells = []
+            for rows in by_id:
+                row = rows.get(row_id)
+                cells.append("–" if row is None else
+                             f"**{fmt_ratio(row.get('ratio'))}** <small>{fmt_value(row['median'], row['unit'])}</small>")
+            base = any(rows.get(row_id, {}).get("baseline") for rows in by_id)
+            out.append(f"| {label}{' (baseline)' if base else ''} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def spread(row: dict) -> str:
+    """The interquartile range and how many samples it is taken over; one sample has no spread."""
+    if row["runs"] < 2 or row["spread"] is None:
+        return f"n={row['runs']}"
+    return f"IQR {fmt_value(row['spread'], row['unit'])}, n={row['runs']}"
+
+
+def all_figures(references: list[dict], technique: str) -> str:
+    """Every measured value with its spread, per machine, in a collapsed block."""
+    lines = ['??? info "Every figure: medians, interquartile ranges (IQR) and sample counts"', ""]
+    for ref in references:
+        lines += [f"    **{kind_title(ref['machine'])}**", "",
+                  "    | Case | Variant | Median | Spread |", "    |---|---|---:|---|"]
+        for row in ref["results"]:
+            if row["technique"] == technique:
+                lines.append(f"    | {row['group']} | {row['label']} | {fmt_value(row['median'], row['unit'])} "
+                             f"| {spread(row)} |")
+        lines.append("")
     return "\n".join(lines)
 
 
-def plot(results: dict, technique: str, theme: str, path: Path) -> None:
+def provenance(references: list[dict], technique: str) -> str:
+    lines = []
+    for ref in references:
+        withdrawn = ref.get("withdrawn", {}).get(technique)
+        lines.append(f"- **{kind_title(ref['machine'])}**: {one_line(ref['machine'])}; {ref['mode']} mode, "
+                     f"{ref['created'][:10]}." + (f" *Not shown: {withdrawn}*" if withdrawn else ""))
+    return ("Ratios are times better than the group's baseline (higher is better), measured side by "
+            "side in one run per machine:\n\n" + "\n".join(lines) + "\n\nYour numbers: `python -m bench --full`.")
+
+
+def plot(references: list[dict], technique: str, theme: str, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
     colors = THEMES[theme]
-    rows = [r for r in results["results"] if r["technique"] == technique and r.get("ratio")]
-    groups = list(dict.fromkeys(r["group"] for r in rows))
+    by_id = [rows_by_id(r) for r in references]
+    heads = [kind_title(r["machine"]) for r in references]
+    found = groups(references, technique)
+    n = len(references)
     with plt.rc_context({"svg.hashsalt": "fast-pytorch-cpu", "svg.fonttype": "path",
                          "text.color": colors["text"], "axes.labelcolor": colors["text"],
                          "xtick.color": colors["text"], "ytick.color": colors["text"],
                          "axes.edgecolor": colors["grid"], "font.size": 9}):
-        heights = [max(1, sum(r["group"] == g for r in rows)) for g in groups]
-        fig, axes = plt.subplots(len(groups), 1, figsize=(7, 0.9 + 0.32 * sum(heights) + 0.45 * len(groups)),
+        heights = [len(members) * (0.35 + 0.22 * n) for members in found.values()]
+        fig, axes = plt.subplots(len(found), 1, figsize=(7, 1.2 + sum(heights) + 0.55 * len(found)),
                                  gridspec_kw={"height_ratios": heights}, squeeze=False)
-        for ax, group in zip(axes[:, 0], groups):
-            members = [r for r in rows if r["group"] == group]
-            labels = [r["label"] for r in members][::-1]
-            ratios = [r["ratio"] for r in members][::-1]
-            bar_colors = [colors["base"] if r["baseline"] else colors["bar"] for r in members][::-1]
-            ax.barh(labels, ratios, color=bar_colors)
+        for ax, (group, members) in zip(axes[:, 0], found.items()):
+            labels = list(members.values())
+            ratios = [rows[i]["ratio"] for rows in by_id for i in members if rows.get(i, {}).get("ratio")] or [1.0]
+            log = max(ratios) / min(ratios) > 20  # a linear axis would hide the small bars
+            bar = 0.8 / n
+            for m, rows in enumerate(by_id):
+                for y, row_id in enumerate(members):
+                    row = rows.get(row_id)
+                    if row is None:
+                        continue
+                    pos = y + (m - (n - 1) / 2) * bar
+                    ratio = row.get("ratio")
+                    if ratio:
+                        ax.barh(pos, ratio, height=bar, color=colors["machines"][m])
+                    ax.text(ratio or (min(ratios) if log else 0), pos, f" {fmt_ratio(ratio) if ratio else 'n/a'}",
+                            va="center", fontsize=7, color=colors["text"])
+            ax.set_yticks(range(len(labels)), [textwrap.fill(label, 34) for label in labels])
+            ax.invert_yaxis()
             ax.axvline(1.0, color=colors["text"], linewidth=0.8, linestyle="--")
-            for y, ratio in enumerate(ratios):
-                ax.text(ratio, y, f" {ratio:.2f}×", va="center", color=colors["text"])
-            ax.set_title(group, loc="left", color=colors["text"], fontsize=9)
-            ax.set_xlim(0, max(ratios) * 1.25)
+            ax.set_title(textwrap.fill(group, 70), loc="left", color=colors["text"], fontsize=9)
+            if log:
+                ax.set_xscale("log")
+                ax.set_xlim(min(min(ratios), 1) / 1.5, max(ratios) * 4)
+            else:
+                ax.set_xlim(0, max(ratios) * 1.3)
             ax.set_facecolor("none")
             ax.grid(axis="x", color=colors["grid"], linewidth=0.5)
             ax.set_axisbelow(True)
-        axes[-1, 0].set_xlabel("times better than the baseline (higher is better)")
+            ax.set_xlabel("log scale" if log else "", fontsize=7)
+        axes[-1, 0].set_xlabel("times better than the baseline (dashed line: the baseline, 1×)"
+                               + ("; log scale" if log else ""))
+        handles = [Patch(color=colors["machines"][m], label=head) for m, head in enumerate(heads)]
+        fig.legend(handles=handles, loc="upper center", ncol=min(n, 3), frameon=False)
         fig.patch.set_alpha(0)
-        fig.tight_layout()
+        fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
         # tight_layout() leaves a placeholder layout engine, for which savefig draws the whole
         # figure once more before drawing it into the file: none, same file, a quarter less time.
         fig.set_layout_engine(None)
@@ -81,51 +167,71 @@ def plot(results: dict, technique: str, theme: str, path: Path) -> None:
         plt.close(fig)
 
 
-def page_fragment(results: dict, technique: str) -> str:
-    title = results["techniques"][technique]
-    return (f"{table(results, technique)}\n\n"
-            f"![{title}: measured speed-ups]({RESULTS_DIR.name}/{technique}-light.svg#only-light)\n"
-            f"![{title}: measured speed-ups]({RESULTS_DIR.name}/{technique}-dark.svg#only-dark)\n\n"
-            f"<small>{provenance(results)}</small>\n")
+def page_fragment(references: list[dict], technique: str) -> str:
+    title = techniques().get(technique, technique)
+    return (f"{table(references, technique)}\n"
+            f"![{title}: measured speed-ups on each machine]({RESULTS_DIR.name}/{technique}-light.svg#only-light)\n"
+            f"![{title}: measured speed-ups on each machine]({RESULTS_DIR.name}/{technique}-dark.svg#only-dark)\n\n"
+            f"{all_figures(references, technique)}\n\n"
+            f"<small>{provenance(references, technique)}</small>\n")
 
 
-def render(results: dict, out: Path) -> list[Path]:
+def machine_table(references: list[dict]) -> str:
+    """Every reference machine, one column each."""
+    def isa(m):
+        return ", ".join(k.upper() for k, v in m["isa"].items() if v) or "no AVX"
+
+    def peak(m):
+        return f"{m['peak_fp32_gflops']:.0f} GFLOP/s" if m.get("peak_fp32_gflops") else "unknown"
+
+    def clock(m):
+        measured = f", measured {m['measured_mhz']:.0f}" if m.get("measured_mhz") else ""
+        return f"{m['mhz']:.0f} MHz reported{measured}"
+
+    fields = [("CPU", lambda r: f"{r['machine']['cpu_model']} ({r['machine']['arch']})"),
+              ("Cores", lambda r: f"{r['machine']['physical_cores']} physical, {r['machine']['usable_cores']} usable"),
+              ("ISA flags", lambda r: isa(r["machine"])),
+              ("torch CPU capability", lambda r: r["machine"]["torch_cpu_capability"]),
+              ("Clock", lambda r: clock(r["machine"])),
+              ("Theoretical FP32 peak", lambda r: peak(r["machine"])),
+              ("torch / Python", lambda r: f"{r['machine']['torch']} / {r['machine']['python']}"),
+              ("Run", lambda r: f"{r['mode']} mode, {r['created'][:10]}, {r['seconds']:.0f} s")]
+    lines = ["| | " + " | ".join(kind_title(r["machine"]) for r in references) + " |",
+             "|---|" + "---|" * len(references)]
+    lines += [f"| {name} | " + " | ".join(get(r) for r in references) + " |" for name, get in fields]
+    return "\n".join(lines) + "\n"
+
+
+def render(references: list[dict], out: Path) -> list[Path]:
     """Write <technique>.md and its two plots per technique, and machine.md; return the paths."""
     out.mkdir(parents=True, exist_ok=True)
+    references = sorted(references, key=lambda r: kind_order(r["machine"]))
+    measured = {row["technique"] for r in references for row in r["results"]}
     written = []
-    for technique in results["techniques"]:
+    for technique in [t for t in techniques() if t in measured]:
         md = out / f"{technique}.md"
-        md.write_text(page_fragment(results, technique))
+        md.write_text(page_fragment(references, technique))
         written.append(md)
         for theme in THEMES:
             svg = out / f"{technique}-{theme}.svg"
-            plot(results, technique, theme, svg)
+            plot(references, technique, theme, svg)
             written.append(svg)
     machine = out / "machine.md"
-    m = results["machine"]
-    isa = ", ".join(f"{k.upper()}: {'yes' if v else 'no'}" for k, v in m["isa"].items())
-    peak = f"{m['peak_fp32_gflops']:.0f} GFLOP/s" if m.get("peak_fp32_gflops") else "unknown"
-    machine.write_text(
-        "| Machine | |\n|---|---|\n"
-        f"| CPU | {m['cpu_model']} ({m['arch']}) |\n"
-        f"| Cores | {m['physical_cores']} physical, {m['logical_cores']} logical, {m['usable_cores']} usable |\n"
-        f"| ISA | {isa} |\n| torch CPU capability | {m['torch_cpu_capability']} |\n"
-        f"| Theoretical FP32 peak | {peak} ({m['mhz']:.0f} MHz) |\n"
-        f"| torch / Python | {m['torch']} / {m['python']} |\n"
-        f"| Default threads (intra-op / inter-op) | {m['default_threads']} / {m['interop_threads']} |\n"
-        f"| Run | {results['mode']} mode, {results['created']}, {results['seconds']} s |\n")
+    machine.write_text(machine_table(references))
     written.append(machine)
     return written
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.render", description=__doc__.splitlines()[0])
-    parser.add_argument("--results", type=Path, default=REFERENCE)
+    parser.add_argument("--results", type=Path, nargs="+", help="results files (default: every reference)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR)
     args = parser.parse_args(argv)
-    if not args.results.is_file():
-        parser.error(f"no results file at {args.results}; run python -m bench first")
-    for path in render(json.loads(args.results.read_text()), args.out):
+    missing = [str(p) for p in args.results or [] if not p.is_file()]
+    if missing:
+        parser.error(f"no results file at {', '.join(missing)}; run python -m bench first")
+    references = [json.loads(p.read_text()) for p in args.results] if args.results else load_all()
+    for path in render(references, args.out):
         print(path)
     return 0
 

@@ -8,25 +8,51 @@ from torch.utils.benchmark import Timer
 
 
 # --8<-- [start:peak]
-def estimated_peak_gflops(threads: int) -> float | None:
-    """threads x GHz x FP32 lanes per vector x 2 FMA units x 2 flops per FMA (Linux/x86 only).
+def fp32_flops_per_cycle(vendor: str, family: int, model: int, name: str, flags: set[str]) -> int | None:
+    """FP32 flops one core can issue per cycle: FMA units x lanes they really have x 2, per
+    microarchitecture. None where the flags do not tell (AVX-512 Xeons have one or two 512-bit
+    FMA units depending on the SKU): better "unknown" than a peak twice too high."""
+    if "fma" not in flags:
+        return None
+    if vendor == "AuthenticAMD":
+        if family == 0x17:              # Zen, Zen+ (2 x 128-bit FMA); Zen 2 from model 0x30 (2 x 256)
+            return 32 if model >= 0x30 else 16
+        if family == 0x19:              # Zen 3, and Zen 4, whose AVX-512 runs on 256-bit FMA units
+            return 32
+        return None                     # Zen 5 has 256- or 512-bit data paths depending on the part
+    if vendor == "GenuineIntel":
+        if "avx512f" not in flags:      # Haswell and later cores: 2 x 256-bit FMA
+            return 32
+        if "Platinum" in name or "Gold 6" in name:  # Xeon SKUs with two 512-bit FMA units
+            return 64
+    return None
 
-    "cpu MHz" is the current clock, not turbo; two FMA units per core is true of recent
-    x86 server cores (Zen 2+, Skylake-SP+) and not of every laptop core; two SMT threads
-    share one core's units, so count physical cores. An estimate.
+
+def estimated_peak_gflops(threads: int, mhz: float | None = None) -> float | None:
+    """threads x GHz x FP32 flops per cycle (Linux/x86 only; None where unknown).
+
+    mhz defaults to /proc/cpuinfo's "cpu MHz", which a VM often reports as the base clock while
+    the core boosts higher: then torch.mm can beat this "peak". Two SMT threads share one
+    core's units, so count physical cores. An estimate.
     """
     try:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
         return None
-    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-    fields = {k.strip(): v.strip() for k, v in fields.items()}
-    flags = set(fields.get("flags", "").split())
-    mhz = float(fields.get("cpu MHz", 0) or 0)
-    if not mhz or "fma" not in flags:
+    fields = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())  # the first CPU's fields
+    mhz = mhz or float(fields.get("cpu MHz", 0) or 0)
+    try:
+        family, model = int(fields.get("cpu family", "")), int(fields.get("model", ""))
+    except ValueError:
         return None
-    lanes = 16 if "avx512f" in flags else 8
-    return threads * mhz / 1000 * lanes * 2 * 2
+    per_cycle = fp32_flops_per_cycle(fields.get("vendor_id", ""), family, model, fields.get("model name", ""),
+                                     set(fields.get("flags", "").split()))
+    if not mhz or per_cycle is None:
+        return None
+    return threads * mhz / 1000 * per_cycle
 # --8<-- [end:peak]
 
 
@@ -51,7 +77,7 @@ def main() -> None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     peak = estimated_peak_gflops(min(threads, cores))
     if peak is None:
-        print("estimated peak: unknown on this platform (needs /proc/cpuinfo with an FMA CPU)")
+        print("estimated peak: unknown for this CPU (not in the table of FMA units per core)")
     else:
         print(f"estimated FP32 peak for those threads: {peak:.1f} GFLOP/s; torch.mm reaches {achieved / peak:.2f} of it")
 

@@ -1,14 +1,18 @@
-"""The benchmark: quick mode works end to end, bad input is refused, and every number the site
-shows is rendered from the committed reference run."""
+"""The benchmark: quick mode works end to end, bad input is refused, rows keep their ids across
+modes and machines, and every number the site shows is rendered from the committed references
+(one full run per CPU kind, bench/references/<kind>.json)."""
 import filecmp
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 
 from bench.cases import techniques
-from bench.render import REFERENCE, RESULTS_DIR, render
+from bench.machine import kind
+from bench.references import FOLDER as REFERENCES, load_all
+from bench.render import RESULTS_DIR, render
 from tests.snippets import DOCS, ROOT, clean_env
 
 
@@ -24,12 +28,18 @@ def check_results(results: dict, mode: str) -> None:
         assert machine[field] not in (None, ""), field
     assert {"avx2", "avx512f", "avx512_bf16", "amx_bf16"} <= set(machine["isa"])
     assert set(results["techniques"]) == set(techniques())
+    ids = [row["id"] for row in results["results"]]
+    assert len(ids) == len(set(ids)), "row ids are unique"
+    for row in results["results"]:
+        assert row["id"].startswith(row["technique"] + "/"), row["id"]
+        assert not re_size.search(row["group"]), f"a thread count in a group name: {row['group']}"
     groups = {}
     for row in results["results"]:
         assert row["median"] >= 0 and row["runs"] >= 1, row  # 0 is real: e.g. no memory kept
         assert row["spread"] is None or row["spread"] >= 0, row
         groups.setdefault((row["technique"], row["group"]), []).append(row)
-    assert {t for t, _ in groups} == set(techniques()), "a technique measured nothing"
+    withdrawn = set(results.get("withdrawn", {}))
+    assert {t for t, _ in groups} == set(techniques()) - withdrawn, "a technique measured nothing"
     for key, rows in groups.items():
         (base,) = [r for r in rows if r["baseline"]]
         assert base["ratio"] == pytest.approx(1.0), key
@@ -42,6 +52,10 @@ def check_results(results: dict, mode: str) -> None:
             assert r["ratio"] == pytest.approx(expected), (key, r["label"])
 
 
+# "2 threads", "4 thread(s)": counts that differ between machines ("1 thread" and "all cores" do not).
+re_size = re.compile(r"\b([2-9]|\d\d+) threads?\b|thread\(s\)")
+
+
 def test_quick_mode_measures_every_technique(quick_run):
     """All that is checked about the quick run's output, in one test: a second one could start on
     the other xdist worker and sit there until the run is done."""
@@ -49,18 +63,60 @@ def test_quick_mode_measures_every_technique(quick_run):
     check_results(results, "quick")
     assert "Times are in" in result.stdout, "the torch.utils.benchmark Compare table is printed"
     assert "benchmark" in result.stderr and "100%" in result.stderr, "progress is shown"
-    assert "yours:" in result.stdout and "reference:" in result.stdout, "the run is shown beside the reference"
+    assert "yours:" in result.stdout, "the run is shown beside the references"
+    for reference in load_all():
+        assert f"× {kind(reference['machine'])}" in result.stdout, "every reference has a column"
 
 
-def test_reference_is_a_full_run_of_every_technique():
-    reference = json.loads(REFERENCE.read_text())
+def test_quick_run_rows_line_up_with_every_reference(quick_run):
+    """A reader's quick run (and the notebook) finds each of its rows in every reference: ids carry
+    no sizes or thread counts. Rows a reference withdrew are the exception it states."""
+    _, results, _ = quick_run
+    for reference in load_all():
+        withdrawn = set(reference.get("withdrawn", {}))
+        theirs = {row["id"] for row in reference["results"]}
+        missing = [row["id"] for row in results["results"]
+                   if row["id"] not in theirs and row["technique"] not in withdrawn]
+        assert not missing, f"quick-run rows that {kind(reference['machine'])} lacks: {missing}"
+
+
+@pytest.mark.parametrize("path", sorted(REFERENCES.glob("*.json")), ids=lambda p: p.stem)
+def test_each_reference_is_a_full_run_named_after_its_cpu_kind(path):
+    reference = json.loads(path.read_text())
     check_results(reference, "full")
-    assert reference["seconds"] < 600, "full mode must finish in under 10 minutes on 2 cores"
+    assert path.stem == kind(reference["machine"]), "the file is named after the machine's kind"
+    assert reference["seconds"] < 900, "full mode must finish in under 15 minutes on 2 cores"
 
 
-def test_pages_show_the_current_reference(tmp_path):
-    """Rendering the committed reference again gives exactly the committed tables and plots."""
-    written = render(json.loads(REFERENCE.read_text()), tmp_path)
+def test_references_cover_more_than_one_instruction_set():
+    levels = {kind(r["machine"]).split("-", 1)[1] for r in load_all()}
+    assert len(levels) >= 2, f"one instruction-set level only: {levels}"
+
+
+def layout(row: dict) -> tuple:
+    p = row["params"]
+    return p.get("processes", 1), p.get("threads_per_process", 1), p.get("num_threads", 1)
+
+
+def test_no_parallel_speed_up_exceeds_the_cores():
+    """Where a row runs on other threads or processes than its baseline, N cores cannot make the
+    work more than N times faster: a ratio above that is a harness bug (10% for noise)."""
+    checked = 0
+    for reference in load_all():
+        cores = reference["machine"]["usable_cores"]
+        rows = reference["results"]
+        for row in rows:
+            (base,) = [r for r in rows if r["baseline"] and r["technique"] == row["technique"]
+                       and r["group"] == row["group"]]
+            if row["ratio"] and layout(row) != layout(base):
+                checked += 1
+                assert row["ratio"] <= cores * 1.1, (kind(reference["machine"]), row["id"], row["ratio"])
+    assert checked >= 10, "the check found the rows that compare thread or process layouts"
+
+
+def test_pages_show_the_current_references(tmp_path):
+    """Rendering the committed references again gives exactly the committed tables and plots."""
+    written = render(load_all(), tmp_path)
     stale = [p.name for p in written if not filecmp.cmp(p, RESULTS_DIR / p.name, shallow=False)]
     assert not stale, f"docs/results is stale for {stale}: run python -m bench.render"
     extra = {p.name for p in RESULTS_DIR.iterdir()} - {p.name for p in written}
@@ -78,7 +134,7 @@ def test_each_technique_page_shows_its_results(technique):
     (["--only", "no_such_technique"], "unknown technique"),
     (["--quick", "--full"], "not allowed with"),
     (["--quick", "--update-reference"], "--update-reference needs a full run"),
-    (["--out", "bench/reference.json"], "is the committed reference"),
+    (["--out", "bench/references/amd-avx2.json"], "is in the committed references"),
     (["--out", "no/such/folder/r.json"], "does not exist"),
 ])
 def test_bad_arguments_are_refused(args, message):

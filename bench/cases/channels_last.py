@@ -15,18 +15,19 @@ def run(session) -> None:
     cl = load_snippet("channels_last_conv_inference")
     torch.manual_seed(0)
     model = cl.make_model()
-    cases = [(session.pick(1, 8), session.pick(64, 112)),  # a typical small-image size
-             (session.pick(4, 32), 32)]                    # tiny images: 1x1 feature maps at the end
-    for threads in session.pick((1,), (1, 2)):
-        for batch, size in cases:
+    cases = [("small images", session.pick(1, 8), session.pick(64, 112)),  # a typical small-image size
+             ("tiny images", session.pick(4, 32), 32)]  # 1x1 feature maps at the end
+    for threads, where in session.thread_settings():
+        for name, batch, size in cases:
             x = torch.randn(batch, 3, size, size)
             model_cl, x_cl = cl.to_channels_last(model, x)
-            group = f"resnet18, batch {batch} of 3x{size}x{size}, {threads} thread(s)"
+            group = f"resnet18, {name}, {where}"
+            sizes = {"batch_size": batch, "image_size": size}
             with torch.inference_mode():
                 session.time(group, "NCHW (default)", lambda: model(x), num_threads=threads,
-                             baseline=True, items=batch)
+                             baseline=True, items=batch, params=sizes)
                 session.time(group, "channels_last", lambda: model_cl(x_cl), num_threads=threads,
-                             items=batch)
+                             items=batch, params=sizes)
                 # Input left in NCHW: the first conv converts it, every call.
                 session.time(group, "channels_last model, NCHW input", lambda: model_cl(x),
-                             num_threads=threads, items=batch)
+                             num_threads=threads, items=batch, params=sizes)

@@ -39,13 +39,13 @@ def run(session) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-mnist-") as tmp:
         count = session.pick(128, 4096)
         snippet.write_mnist(Path(tmp), count, 64)
-        for name, transform, images in (
-                ("cheap transform (ToImage + ToDtype)", snippet.TO_TENSOR, session.pick(128, 2048)),
-                ("CPU-heavy transform (Resize 112 + GaussianBlur 9)", HEAVY, session.pick(16, 256))):
+        for name, steps, transform, images in (
+                ("cheap", "ToImage + ToDtype", snippet.TO_TENSOR, session.pick(128, 2048)),
+                ("CPU-heavy", "Resize 112 + GaussianBlur 9", HEAVY, session.pick(16, 256))):
             ds = torch.utils.data.Subset(datasets.MNIST(tmp, train=True, transform=transform), range(images))
-            fresh_group = f"{name}: new DataLoader every epoch"
-            kept_group = f"{name}: persistent_workers=True"
-            params = {"images": images, "batch_size": BATCH, "start_method": default_method}
+            fresh_group = f"{name} transform, new DataLoader every epoch"
+            kept_group = f"{name} transform, persistent_workers=True"
+            params = {"transform": steps, "images": images, "batch_size": BATCH, "start_method": default_method}
             base = session.time(fresh_group, "num_workers=0", lambda: _epoch(DataLoader(ds, batch_size=BATCH)),
                                 num_threads=threads, baseline=True, items=images, params=params)
             for workers in (1, 2):

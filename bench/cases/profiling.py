@@ -33,11 +33,14 @@ def run(session) -> None:
     train(True)  # warm-up: the first optimizer step and profiler start import and allocate
     profiled()()
 
-    group = f"{steps} training steps (fixed step, batch 512), 1 thread"
-    session.time(group, "no profiler", lambda: train(False), baseline=True, items=steps)
-    session.time(group, "profile(activities=[CPU])", profiled(), items=steps)
-    session.time(group, "+ record_shapes, with_stack", profiled(record_shapes=True, with_stack=True), items=steps)
+    sizes = {"steps": steps, "batch_size": 512}
+    group = "training steps under the profiler, 1 thread"
+    session.time(group, "no profiler", lambda: train(False), baseline=True, items=steps, params=sizes)
+    session.time(group, "profile(activities=[CPU])", profiled(), items=steps, params=sizes)
+    session.time(group, "+ record_shapes, with_stack", profiled(record_shapes=True, with_stack=True), items=steps,
+                 params=sizes)
 
-    group = f"{steps} training steps, batch 512, the bottleneck the profile found, 1 thread"
-    session.time(group, "per-sample metrics with .item() (before)", lambda: train(True), baseline=True, items=steps)
-    session.time(group, "vectorised metrics (after)", lambda: train(False), items=steps)
+    group = "the bottleneck the profile found, 1 thread"
+    session.time(group, "per-sample metrics with .item() (before)", lambda: train(True), baseline=True, items=steps,
+                 params=sizes)
+    session.time(group, "vectorised metrics (after)", lambda: train(False), items=steps, params=sizes)

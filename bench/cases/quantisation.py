@@ -38,9 +38,10 @@ def run(session) -> None:
                        baseline=m is model)
     batch = session.pick(8, 32)
     x = torch.randn(batch, 512)
-    for threads in session.pick((1,), (1, 2)):
-        group = f"MLP 512-1024-1024-10 inference, batch {batch}, {threads} thread(s)"
+    for threads, where in session.thread_settings():
+        group = f"MLP 512-1024-1024-10 inference, {where}"
         with torch.inference_mode(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for label, m in variants.items():
-                session.time(group, label, lambda: m(x), num_threads=threads, baseline=m is model, items=batch)
+                session.time(group, label, lambda: m(x), num_threads=threads, baseline=m is model, items=batch,
+                             params={"batch_size": batch})

@@ -57,14 +57,17 @@ def _run(session, threads):
     model = MLP().eval()
     x = torch.randn(batch, 256)
     compiled = torch.compile(model)
-    group = f"first call, MLP batch {batch} (cold compile cache)"
-    session.record(group, "eager", first_call(model, x), "s", baseline=True)
-    session.record(group, "torch.compile (inductor)", first_call(compiled, x), "s")
+    sizes = {"batch_size": batch}
+    group = "first call, MLP (cold compile cache)"
+    session.record(group, "eager", first_call(model, x), "s", baseline=True, params=sizes)
+    session.record(group, "torch.compile (inductor)", first_call(compiled, x), "s", params=sizes)
     with torch.inference_mode():
         assert torch.allclose(compiled(x), model(x), rtol=1e-4, atol=1e-5)
-        group = f"steady state, MLP batch {batch}, {threads} threads"
-        session.time(group, "eager", lambda: model(x), num_threads=threads, baseline=True, items=batch)
-        session.time(group, "torch.compile (inductor)", lambda: compiled(x), num_threads=threads, items=batch)
+        group = "steady state, MLP, all cores"
+        session.time(group, "eager", lambda: model(x), num_threads=threads, baseline=True, items=batch,
+                     params=sizes)
+        session.time(group, "torch.compile (inductor)", lambda: compiled(x), num_threads=threads, items=batch,
+                     params=sizes)
 
         # Where compiling loses: nothing to fuse (one big matmul is already an MKL/oneDNN call) ...
         n = session.pick(512, 1024)
@@ -72,9 +75,10 @@ def _run(session, threads):
         big = torch.randn(n, n)
         compiled_linear = torch.compile(linear)
         assert torch.allclose(compiled_linear(big), linear(big), rtol=1e-4, atol=1e-4)
-        group = f"one {n}x{n} matmul, {threads} threads"
-        session.time(group, "eager", lambda: linear(big), num_threads=threads, baseline=True)
-        session.time(group, "torch.compile (inductor)", lambda: compiled_linear(big), num_threads=threads)
+        group = "one square matmul, all cores"
+        session.time(group, "eager", lambda: linear(big), num_threads=threads, baseline=True, params={"size": n})
+        session.time(group, "torch.compile (inductor)", lambda: compiled_linear(big), num_threads=threads,
+                     params={"size": n})
 
         # ... or a call so small that guard checks and the wrapper cost more than the work.
         tiny = torch.nn.Linear(16, 4).eval()
