@@ -23,24 +23,27 @@ def by_id(results: dict) -> dict[str, dict]:
     return {row["id"]: row for row in results["results"]}
 
 
-def side_by_side(mine: dict | None, references: list[dict]) -> str:
+def side_by_side(mine: dict | None, references: list[dict], technique: str | None = None) -> str:
     """A text table per group: the reader's value and ratio, then each reference's ratio, lined
-    up by row id. With mine=None, the references alone."""
+    up by row id. With mine=None, the references alone; with technique, that technique's rows."""
     runs = ([("yours", mine)] if mine else []) + [(kind(r["machine"]), r) for r in references]
-    lines = [f"{name + ':':18} {one_line(r['machine'])} ({r['mode']} mode)" for name, r in runs]
+    lines = [] if technique else [f"{name + ':':18} {one_line(r['machine'])} ({r['mode']} mode)" for name, r in runs]
     rows = by_id(mine) if mine else {}
     for r in ([] if mine else references):  # the references alone: every row any of them has
         rows.update({i: row for i, row in by_id(r).items() if i not in rows})
     others = [by_id(r) for _, r in runs]
-    width = max(len(name) for name, _ in runs) + 2
+    widths = [max(7, len(name) + 3) for name, _ in runs]
     group = None
     for row_id, row in rows.items():
+        if technique and row["technique"] != technique:
+            continue
         if (row["technique"], row["group"]) != group:
             group = row["technique"], row["group"]
-            lines += ["", f"{row['technique']} / {row['group']}",
-                      f"  {'variant':40}" + ("" if not mine else f" {'yours':>10}")
-                      + "".join(f" {'× ' + name:>{width}}" for name, _ in runs)]
-        value = f" {fmt_value(row['median'], row['unit']):>10}" if mine else ""
-        ratios = "".join(f" {fmt_ratio(found.get(row_id, {}).get('ratio')):>{width}}" for found in others)
-        lines.append(f"  {row['label'][:40]:40}{value}{ratios}")
+            lines += [""] * bool(lines) + [row["group"] if technique else f"{row['technique']} / {row['group']}",
+                      f"  {'variant':30}" + ("" if not mine else f"{'yours':>10}")
+                      + "".join(f"{'× ' + name:>{w}}" for (name, _), w in zip(runs, widths))]
+        value = f"{fmt_value(row['median'], row['unit']):>10}" if mine else ""
+        ratios = "".join(f"{fmt_ratio(found.get(row_id, {}).get('ratio')):>{w}}" for found, w in zip(others, widths))
+        label = row["label"] if len(row["label"]) <= 30 else row["label"][:29] + "…"
+        lines.append(f"  {label:30}{value}{ratios}")
     return "\n".join(lines)

@@ -112,9 +112,8 @@ def describe() -> dict:
 
 
 def one_line(machine: dict) -> str:
-    isa = ", ".join(k.upper() for k, v in machine["isa"].items() if v) or "no AVX"
-    return (f"{machine['cpu_model']}, {machine['physical_cores']} cores ({isa}), "
-            f"torch {machine['torch']}, Python {machine['python']}")
+    return (f"{machine['cpu_model']}, {machine['physical_cores']} cores, "
+            f"{ISA_TITLES[_isa_level(machine['isa'])]}, torch {machine['torch']}")
 
 
 def _vendor(machine: dict) -> str:

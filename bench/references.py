@@ -18,3 +18,18 @@ def load_all(folder: Path = FOLDER) -> list[dict]:
     """Every reference, older instruction sets first."""
     found = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
     return sorted(found, key=lambda r: kind_order(r["machine"]))
+
+
+def unmeasured(reference: dict) -> dict[str, str]:
+    """What a reference lacks on purpose, by technique, row-id prefix or row id, with the reason:
+    "withdrawn" (measured with a harness since found wrong, and removed) and "not_measured"
+    (rows added to the benchmark after this run, on a CPU kind no session has had since)."""
+    return {**reference.get("withdrawn", {}), **reference.get("not_measured", {})}
+
+
+def lacks(reference: dict, row_id: str) -> str | None:
+    """Why the reference has no row_id on purpose, or None."""
+    for prefix, reason in unmeasured(reference).items():
+        if row_id == prefix or row_id.startswith(prefix.rstrip("/") + "/"):
+            return reason
+    return None

@@ -15,7 +15,7 @@ from pathlib import Path
 from bench.cases import techniques
 from bench.compare import fmt_ratio, fmt_value
 from bench.machine import kind_order, kind_title, one_line
-from bench.references import load_all
+from bench.references import load_all, unmeasured
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "docs" / "results"
@@ -100,9 +100,10 @@ def all_figures(references: list[dict], technique: str) -> str:
 def provenance(references: list[dict], technique: str) -> str:
     lines = []
     for ref in references:
-        withdrawn = ref.get("withdrawn", {}).get(technique)
+        gaps = [f" *Not shown{'' if what == technique else ' (' + what.split('/', 1)[1] + ')'}: {why}*"
+                for what, why in unmeasured(ref).items() if what.split("/")[0] == technique]
         lines.append(f"- **{kind_title(ref['machine'])}**: {one_line(ref['machine'])}; {ref['mode']} mode, "
-                     f"{ref['created'][:10]}." + (f" *Not shown: {withdrawn}*" if withdrawn else ""))
+                     f"{ref['created'][:10]}." + "".join(gaps))
     return ("Ratios are times better than the group's baseline (higher is better), measured side by "
             "side in one run per machine:\n\n" + "\n".join(lines) + "\n\nYour numbers: `python -m bench --full`.")
 

@@ -11,7 +11,7 @@ import pytest
 
 from bench.cases import techniques
 from bench.machine import kind
-from bench.references import FOLDER as REFERENCES, load_all
+from bench.references import FOLDER as REFERENCES, lacks, load_all, unmeasured
 from bench.render import RESULTS_DIR, render
 from tests.snippets import DOCS, ROOT, clean_env
 
@@ -38,8 +38,7 @@ def check_results(results: dict, mode: str) -> None:
         assert row["median"] >= 0 and row["runs"] >= 1, row  # 0 is real: e.g. no memory kept
         assert row["spread"] is None or row["spread"] >= 0, row
         groups.setdefault((row["technique"], row["group"]), []).append(row)
-    withdrawn = set(results.get("withdrawn", {}))
-    assert {t for t, _ in groups} == set(techniques()) - withdrawn, "a technique measured nothing"
+    assert {t for t, _ in groups} == set(techniques()) - set(unmeasured(results)), "a technique measured nothing"
     for key, rows in groups.items():
         (base,) = [r for r in rows if r["baseline"]]
         assert base["ratio"] == pytest.approx(1.0), key
@@ -70,13 +69,11 @@ def test_quick_mode_measures_every_technique(quick_run):
 
 def test_quick_run_rows_line_up_with_every_reference(quick_run):
     """A reader's quick run (and the notebook) finds each of its rows in every reference: ids carry
-    no sizes or thread counts. Rows a reference withdrew are the exception it states."""
+    no sizes or thread counts. Rows a reference withdrew or predates are the exception it states."""
     _, results, _ = quick_run
     for reference in load_all():
-        withdrawn = set(reference.get("withdrawn", {}))
         theirs = {row["id"] for row in reference["results"]}
-        missing = [row["id"] for row in results["results"]
-                   if row["id"] not in theirs and row["technique"] not in withdrawn]
+        missing = [row["id"] for row in results["results"] if row["id"] not in theirs and not lacks(reference, row["id"])]
         assert not missing, f"quick-run rows that {kind(reference['machine'])} lacks: {missing}"
 
 

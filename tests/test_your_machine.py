@@ -1,8 +1,11 @@
-"""The "Your machine" notebook runs, shows a reader's run beside the reference, and the output
-stored in it (what the site shows) is what it prints today."""
+"""The "Your machine" notebook runs, shows a reader's run beside every reference, technique by
+technique, and the output stored in it (what the site shows) is what it prints today."""
 import nbformat
 from nbclient import NotebookClient
 
+from bench.cases import techniques
+from bench.machine import kind
+from bench.references import load_all
 from tests.snippets import DOCS, mask
 
 
@@ -20,18 +23,34 @@ def execute(env_results=None, monkeypatch=None):
 
 
 def text_outputs(nb) -> list[str]:
-    return [mask(out.get("text", "")) for cell in nb.cells if cell.cell_type == "code"
-            for out in cell.get("outputs", []) if out.get("output_type") == "stream"]
+    """Each code cell's printed text, masked; joined per cell, since how a kernel splits a cell's
+    stream between the figures it shows varies from run to run."""
+    return [mask("".join(out.get("text", "") for out in cell.get("outputs", []) if out.get("output_type") == "stream"))
+            for cell in nb.cells if cell.cell_type == "code"]
 
 
 def test_reader_run_is_shown_beside_reference(quick_run, monkeypatch):
     _, results, path = quick_run
     nb = execute(path, monkeypatch)
     printed = "\n".join(text_outputs(nb))
-    assert "yours: " in printed and "none yet" not in printed
+    assert "yours:" in printed and "none yet" not in printed
     assert "quick mode" in printed
-    figures = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
-    assert len(figures) == 1
+    for reference in load_all():
+        assert f"× {kind(reference['machine'])}" in printed, "every reference machine has a column"
+    assert len(figures(nb)) == len(techniques()), "one plot per technique"
+
+
+def figures(nb) -> list:
+    return [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
+
+
+def test_stored_output_fits_a_laptop_screen():
+    """One small plot per technique and text lines that fit 80 columns, not one giant figure."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    assert len(figures(nb)) == len(techniques())
+    printed = [out.get("text", "") for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs]
+    wide = [line for text in printed for line in text.splitlines() if len(line) > 80]
+    assert not wide, wide[:3]
 
 
 def test_stored_output_is_current(monkeypatch, request):
