@@ -81,6 +81,31 @@ def _page_text(page: str) -> str:
 # --- the claims, page by page (keep each next to the others of its page) ---------------------
 
 
+# index.md and benchmark.md: the instruction set flips advice
+BF16_1T = "bfloat16/mlp-inference-1-thread/bf16-autocast"
+INT8_1T = "quantisation/mlp-512-1024-1024-10-inference-1-thread/torchao-int8-dynamic-activations-weights"
+CL_TINY_1T = "channels_last/resnet18-tiny-images-1-thread/channels-last"
+
+
+@claim("index.md", "bfloat16 autocast goes from several times slower than fp32 on an AVX2-only CPU to faster with AVX512_BF16")
+@claim("benchmark.md", "bfloat16 autocast goes from several times slower than fp32 on an AVX2-only CPU to faster on one with AVX512_BF16")
+def _(m):
+    return (all(m.ratio(k, BF16_1T) < 1 / 3 for k in m.kinds("avx2"))
+            and all(m.ratio(k, BF16_1T) > 1.1 for k in m.kinds("avx512-bf16", "amx")))
+
+
+@claim("index.md", "torchao's int8 from more than ten times slower to about even with VNNI")
+def _(m):
+    return (all(m.ratio(k, INT8_1T) < 0.1 for k in m.kinds("avx2"))
+            and all(0.7 < m.ratio(k, INT8_1T) < 1.5 for k in m.kinds("avx512-bf16", "avx512-vnni", "amx")))
+
+
+@claim("benchmark.md", "`channels_last` speeds resnet18 up on tiny images on the AVX2 machine but slows it down on the AVX-512 one")
+def _(m):
+    return (all(m.ratio(k, CL_TINY_1T) > 1.2 for k in m.kinds("avx2"))
+            and all(m.ratio(k, CL_TINY_1T) < 1.0 for k in m.kinds("avx512-bf16")))
+
+
 # --- end of claims ---------------------------------------------------------------------------
 
 
