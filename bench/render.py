@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from bench.cases import techniques
+from bench.cases import techniques, when
 from bench.compare import fmt_ratio, fmt_value
 from bench.machine import kind_order, kind_title, one_line
 from bench.references import load_all, unmeasured
@@ -203,8 +203,28 @@ def machine_table(references: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def headline(references: list[dict]) -> str:
+    """Home's table: per technique, the best speed-up each machine measured (and which variant),
+    and when the technique applies. Durations and throughputs only: sizes and fractions of peak
+    are not speed-ups."""
+    lines = ["| Technique | " + " | ".join(kind_title(r["machine"]) for r in references) + " | When it applies |",
+             "|---|" + "---|" * len(references) + "---|"]
+    conditions = when()
+    for technique, title in techniques().items():
+        cells = []
+        for ref in references:
+            rows = [r for r in ref["results"] if r["technique"] == technique and not r["baseline"]
+                    and r.get("ratio") and r["unit"] in ("s", "samples/s")]
+            best = max(rows, key=lambda r: r["ratio"], default=None)
+            cells.append("–" if best is None else f"**{fmt_ratio(best['ratio'])}** <small>{best['label']}</small>")
+        page = technique.replace("_", "-") + ".md"
+        lines.append(f"| [{title}]({page}) | " + " | ".join(cells) + f" | {conditions[technique]} |")
+    return "\n".join(lines) + "\n"
+
+
 def render(references: list[dict], out: Path) -> list[Path]:
-    """Write <technique>.md and its two plots per technique, and machine.md; return the paths."""
+    """Write <technique>.md and its two plots per technique, machine.md and headline.md; return
+    the paths."""
     out.mkdir(parents=True, exist_ok=True)
     references = sorted(references, key=lambda r: kind_order(r["machine"]))
     measured = {row["technique"] for r in references for row in r["results"]}
@@ -217,9 +237,9 @@ def render(references: list[dict], out: Path) -> list[Path]:
             svg = out / f"{technique}-{theme}.svg"
             plot(references, technique, theme, svg)
             written.append(svg)
-    machine = out / "machine.md"
-    machine.write_text(machine_table(references))
-    written.append(machine)
+    for name, text in (("machine.md", machine_table(references)), ("headline.md", headline(references))):
+        (out / name).write_text(text)
+        written.append(out / name)
     return written
 
 

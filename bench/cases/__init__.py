@@ -1,8 +1,8 @@
-"""One module per technique. Each defines TITLE (as on its page), ORDER (nav order) and
-run(session: bench.core.Session), which calls session.time()/session.record() with one
-baseline row per group.
+"""One module per technique. Each defines TITLE (as on its page), ORDER (nav order), WHEN (when
+the technique applies, for Home's headline table) and run(session: bench.core.Session), which
+calls session.time()/session.record() with one baseline row per group.
 
-TITLE and ORDER are plain literals: techniques() reads them from the source, so that --list,
+TITLE, ORDER and WHEN are plain literals: techniques() reads them from the source, so that --list,
 --help and argument errors answer at once instead of importing torch through every module."""
 from __future__ import annotations
 
@@ -39,6 +39,11 @@ def techniques() -> dict[str, str]:
             raise ValueError(f"{path} needs TITLE = '<title>' and ORDER = <number>, written as literals")
         found.append((literals["ORDER"], info.name, literals["TITLE"]))
     return {name: title for _, name, title in sorted(found)}
+
+
+def when() -> dict[str, str]:
+    """Every technique's WHEN, read like its TITLE."""
+    return {p.stem: _literals(p)["WHEN"] for p in sorted(FOLDER.glob("[!_]*.py"))}
 
 
 def load(name: str) -> ModuleType:

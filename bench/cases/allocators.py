@@ -9,6 +9,7 @@ from bench.machine import usable_cores
 
 TITLE = "Memory allocators"
 ORDER = 120
+WHEN = 'Allocation-heavy loops: try tcmalloc or jemalloc, and measure.'  # Home's headline table: when the technique applies
 
 
 def iqr(values: list[float]) -> float | None:

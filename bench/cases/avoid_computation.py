@@ -11,6 +11,7 @@ from bench.core import load_snippet
 
 TITLE = "Avoiding unnecessary work"
 ORDER = 40
+WHEN = 'Frozen layers, features or constants recomputed every step.'  # Home's headline table: when the technique applies
 
 
 def run(session) -> None:

@@ -11,6 +11,7 @@ from bench.machine import usable_cores
 
 TITLE = "Batching and latency"
 ORDER = 100
+WHEN = 'Throughput: batch requests together; latency: keep batches small.'  # Home's headline table: when the technique applies
 
 
 def _mlp() -> nn.Module:

@@ -9,6 +9,7 @@ from bench.core import load_snippet
 
 TITLE = "bfloat16"
 ORDER = 70
+WHEN = "Only on CPUs with AVX512_BF16 or AMX (or Arm's bf16); far slower without."  # Home's headline table: when the technique applies
 
 
 def run(session) -> None:

@@ -9,6 +9,7 @@ from bench.core import load_snippet
 
 TITLE = "channels_last"
 ORDER = 60
+WHEN = 'Convolutional models; measure it on your CPU, it does not win on every one.'  # Home's headline table: when the technique applies
 
 
 def run(session) -> None:

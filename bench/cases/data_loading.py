@@ -20,6 +20,7 @@ from bench.machine import usable_cores
 
 TITLE = "Data loading"
 ORDER = 20
+WHEN = 'When loading or augmentation shows in the profile; keep workers persistent.'  # Home's headline table: when the technique applies
 
 BATCH = 64
 # Deterministic "augmentation" that costs real CPU per image: upscale, blur, normalise.

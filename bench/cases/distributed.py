@@ -6,6 +6,7 @@ import time
 
 TITLE = "Scaling out"
 ORDER = 130
+WHEN = 'More than one machine; on one machine, one process with all cores.'  # Home's headline table: when the technique applies
 
 GLOBAL_BATCH, FEATURES, HIDDEN, WARMUP = 128, 256, 512, 3
 

@@ -10,6 +10,7 @@ from bench.core import load_snippet
 
 TITLE = "Profiling"
 ORDER = 50
+WHEN = 'First, to find what to fix: profile a few steps, not the whole run.'  # Home's headline table: when the technique applies
 
 
 def run(session) -> None:

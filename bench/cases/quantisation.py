@@ -13,6 +13,7 @@ from bench.core import load_snippet
 
 TITLE = "Quantisation"
 ORDER = 90
+WHEN = 'Linear-heavy inference: always smaller; which int8 path is faster depends on the CPU.'  # Home's headline table: when the technique applies
 
 
 def run(session) -> None:

@@ -14,6 +14,7 @@ import torch
 
 TITLE = "Thread budgets across processes"
 ORDER = 110
+WHEN = 'Several processes on one machine: processes x threads at most the cores.'  # Home's headline table: when the technique applies
 
 _state = {}
 

@@ -6,6 +6,7 @@ from bench.machine import usable_cores
 
 TITLE = "Threads"
 ORDER = 10
+WHEN = 'Always: one thread per physical core, set at start-up; never more threads than cores.'  # Home's headline table: when the technique applies
 
 
 def run(session) -> None:

@@ -8,6 +8,7 @@ import torch._inductor.config
 
 TITLE = "torch.compile"
 ORDER = 80
+WHEN = 'Models called many times whose small ops can fuse; not for one big matmul or a tiny call.'  # Home's headline table: when the technique applies
 
 
 class MLP(torch.nn.Module):

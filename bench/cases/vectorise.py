@@ -11,6 +11,7 @@ from bench.core import load_snippet
 
 TITLE = "Vectorised tensor ops"
 ORDER = 30
+WHEN = 'Always: any Python loop over tensor elements, rows or batch items.'  # Home's headline table: when the technique applies
 
 
 def run(session) -> None:
