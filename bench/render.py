@@ -69,7 +69,8 @@ def table(references: list[dict], technique: str) -> str:
             for rows in by_id:
                 row = rows.get(row_id)
                 cells.append("–" if row is None else
-                             f"**{fmt_ratio(row.get('ratio'))}** <small>{fmt_value(row['median'], row['unit'])}</small>")
+                             f"**{fmt_ratio(row.get('ratio'))}** "
+                             f"<small>{fmt_value(row['median'], row['unit']).replace(' ', '&nbsp;')}</small>")
             base = any(rows.get(row_id, {}).get("baseline") for rows in by_id)
             out.append(f"| {label}{' (baseline)' if base else ''} | " + " | ".join(cells) + " |")
         out.append("")
@@ -171,9 +172,10 @@ def plot(references: list[dict], technique: str, theme: str, path: Path) -> None
 def page_fragment(references: list[dict], technique: str) -> str:
     title = techniques().get(technique, technique)
     return (f"{table(references, technique)}\n"
-            f"![{title}: measured speed-ups on each machine]({RESULTS_DIR.name}/{technique}-light.svg#only-light)\n"
-            f"![{title}: measured speed-ups on each machine]({RESULTS_DIR.name}/{technique}-dark.svg#only-dark)\n\n"
-            f"{all_figures(references, technique)}\n\n"
+            # Each plot links to itself: on a phone, a tap opens it full size.
+            + "".join(f"[![{title}: measured speed-ups on each machine]({RESULTS_DIR.name}/{technique}-{theme}.svg"
+                      f"#only-{theme})]({RESULTS_DIR.name}/{technique}-{theme}.svg)\n" for theme in THEMES)
+            + f"\n{all_figures(references, technique)}\n\n"
             f"<small>{provenance(references, technique)}</small>\n")
 
 
