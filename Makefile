@@ -1,9 +1,9 @@
-# One command each: `make site` (set up + build), `make serve`, `make test`, `make bench`.
+# One command each: `make site` (set up + build), `make serve`, `make test`, `make test-fast`, `make bench`.
 export NO_MKDOCS_2_WARNING := 1
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup site serve test bench
+.PHONY: setup site serve test test-fast bench
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt
@@ -20,6 +20,10 @@ serve: setup
 
 test: setup
 	$(PY) -m pytest
+
+# For editing loops: all but the isolation / start-method matrix and the browser (CI runs all).
+test-fast: setup
+	$(PY) -m pytest -m "not matrix and not browser"
 
 bench: setup
 	$(PY) -m bench --full

@@ -1,12 +1,14 @@
 """Measuring: torch.utils.benchmark timings and other metrics, ratios against a baseline."""
 from __future__ import annotations
 
+import contextlib
 import re
 import runpy
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
 
+import torch
 from torch.utils.benchmark import Measurement, Timer
 from torch.utils.benchmark.utils.common import TaskSpec
 
@@ -14,6 +16,19 @@ from bench.machine import usable_cores
 
 
 SNIPPETS = Path(__file__).resolve().parents[1] / "snippets"
+
+
+@contextlib.contextmanager
+def num_threads(n: int):
+    """torch's intra-op thread count set to n inside the block, for what must happen at the
+    count it is timed at: torch.compile plans its C++ kernels for the thread count at compile time
+    (serial when compiled at one thread)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def load_snippet(name: str) -> SimpleNamespace:

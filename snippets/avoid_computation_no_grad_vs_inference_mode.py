@@ -1,7 +1,7 @@
 """Forward passes with autograd, under torch.no_grad and under torch.inference_mode.
 
-Same outputs; what autograd keeps for backward is measured with saved_tensors_hooks; and the
-two things an inference tensor may not do afterwards are shown with their exact errors.
+Same outputs; the activations autograd keeps for backward are measured with saved_tensors_hooks;
+and the two things an inference tensor may not do afterwards are shown with their exact errors.
 """
 import argparse
 
@@ -16,13 +16,16 @@ def make_model() -> nn.Module:
 
 # --8<-- [start:saved]
 def saved_bytes(model: nn.Module, x: torch.Tensor, context) -> int:
-    """Bytes of tensors autograd saves for backward during one forward pass under `context`."""
+    """Bytes of activations (the input included) autograd keeps for backward during one forward
+    pass under `context`: the tensors it saves, less the parameters, which stay in memory anyway."""
+    parameters = {p.untyped_storage().data_ptr() for p in model.parameters()}
     seen: dict[int, int] = {}
 
     def pack(t: torch.Tensor) -> torch.Tensor:
-        # Count each storage once: a weight saved by two ops is one tensor in memory.
+        # Count each storage once: a ReLU's output saved again as the next Linear's input is one tensor.
         storage = t.untyped_storage()
-        seen[storage.data_ptr()] = storage.nbytes()
+        if storage.data_ptr() not in parameters:  # a weight saved as W.t() is a view of the parameter
+            seen[storage.data_ptr()] = storage.nbytes()
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), context():
@@ -56,7 +59,8 @@ def main() -> None:
 
     contexts = {"autograd": torch.enable_grad, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
     for name, context in contexts.items():
-        print(f"saved for backward under {name}: {saved_bytes(model, x, context) / 2**20:.2f} MiB")
+        saved = saved_bytes(model, x, context)
+        print(f"activations saved for backward under {name}: {saved:,} bytes ({saved / 2**20:.2f} MiB)")
 
     times = {name: Timer("with c(): model(x)", globals={"c": c, "model": model, "x": x}, num_threads=1)
              .blocked_autorange(min_run_time=0.3).median for name, c in contexts.items()}

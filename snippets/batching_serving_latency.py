@@ -72,11 +72,11 @@ def main() -> int:
     for label, threads, parallel in (("1 request at a time, all threads", args.threads, 1),
                                      ("1 request at a time, 1 thread", 1, 1),
                                      (f"{args.parallel} requests at a time, 1 thread each", 1, args.parallel)):
-        torch.set_num_threads(threads)  # process-wide: every serving thread shares this pool size
+        torch.set_num_threads(threads)  # process-wide: each serving thread gets a team of this size
         chunks = requests.chunk(parallel)
         start = time.perf_counter()
         with ThreadPoolExecutor(parallel) as pool:
-            # each serving thread reports the thread count it sees, then serves its share
+            # each serving thread asks its thread count (which sets up its team), then serves its share
             served = list(pool.map(lambda chunk: (torch.get_num_threads(), *serve(model, chunk)), chunks))
         wall = time.perf_counter() - start
         outputs = torch.cat([out for _, out, _ in served])

@@ -4,6 +4,7 @@ python bfloat16_autocast_cpu.py [--steps 20]
 """
 import argparse
 import copy
+import platform
 from pathlib import Path
 
 import torch
@@ -11,15 +12,36 @@ import torch
 
 # --8<-- [start:detect]
 def native_bf16() -> dict[str, bool]:
-    """What the CPU can do in bfloat16. Without AVX512_BF16 or AMX, bf16 is emulated in fp32 and slower."""
+    """What the CPU can do in bfloat16. Without AVX512_BF16, AMX or Arm's BF16, bf16 is emulated and slower."""
     try:
         flags = set(Path("/proc/cpuinfo").read_text().split())  # Linux; elsewhere: unknown -> False
     except OSError:
         flags = set()
+    arm = platform.machine().lower() in ("aarch64", "arm64")
     capability = torch.backends.cpu.get_cpu_capability()  # "AVX2", "AVX512", "DEFAULT", ...
     return {"avx512_bf16": "avx512_bf16" in flags, "amx_bf16": "amx_bf16" in flags,
+            "arm_bf16": arm and "bf16" in flags,  # Arm's "Features" line: Graviton 3 and later
             "torch_capability": capability}
+
+
+def native_bf16_feature(hw: dict) -> str | None:
+    """The first bf16 instruction set found, or None."""
+    return next((name for name in ("amx_bf16", "avx512_bf16", "arm_bf16") if hw[name]), None)
 # --8<-- [end:detect]
+
+
+# --8<-- [start:dtypes]
+def autocast_dtypes() -> dict[str, torch.dtype]:
+    """The dtype each op returns under CPU autocast: only matmul-like ops (and losses) are listed
+    by autocast; softmax and layer_norm simply run in the bf16 they are given."""
+    torch.manual_seed(0)
+    linear, norm = torch.nn.Linear(16, 16), torch.nn.LayerNorm(16)
+    x, target = torch.randn(8, 16), torch.randint(0, 16, (8,))
+    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+        h = linear(x)
+        return {"linear": h.dtype, "softmax": torch.softmax(h, dim=-1).dtype, "layer_norm": norm(h).dtype,
+                "cross_entropy": torch.nn.functional.cross_entropy(h, target).dtype}
+# --8<-- [end:dtypes]
 
 
 def make_model() -> torch.nn.Module:
@@ -29,7 +51,8 @@ def make_model() -> torch.nn.Module:
 
 # --8<-- [start:inference]
 def predict(model: torch.nn.Module, x: torch.Tensor, bf16: bool) -> torch.Tensor:
-    """Weights stay fp32; autocast runs Linear/conv/matmul in bfloat16 and keeps softmax, norms, losses in fp32."""
+    """Weights stay fp32; autocast runs Linear/conv/matmul in bfloat16 (and what follows them, in
+    the dtype it is given); only losses and a few ops are kept in fp32."""
     with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         return model(x).float()
 # --8<-- [end:inference]
@@ -70,10 +93,13 @@ def main() -> None:
 
     args = parse_args()
     hw = native_bf16()
-    native = hw["avx512_bf16"] or hw["amx_bf16"]
+    native = native_bf16_feature(hw)
     print(f"torch CPU capability: {hw['torch_capability']}; AVX512_BF16: {'yes' if hw['avx512_bf16'] else 'no'}; "
           f"AMX_BF16: {'yes' if hw['amx_bf16'] else 'no'}")
-    print("native bf16 matmul:", "yes, expect a speed-up" if native else "no, bf16 is emulated here: expect a slow-down")
+    print("native bf16 matmul:", f"yes ({native}), expect a speed-up" if native
+          else "no, bf16 is emulated here: expect a slow-down")
+    print("dtypes under autocast:", ", ".join(f"{op} {dtype}".replace("torch.", "")
+                                              for op, dtype in autocast_dtypes().items()))
 
     torch.manual_seed(0)
     model = make_model().eval()
@@ -97,7 +123,7 @@ def main() -> None:
 
     # --8<-- [start:fp32_precision]
     # torch >= 2.9: let oneDNN run *fp32* matmuls in bf16 internally, without autocast.
-    # It takes effect only where the CPU has native bf16; elsewhere oneDNN keeps fp32.
+    # It takes effect where oneDNN runs bf16 (AVX-512, native bf16); on AVX2-only CPUs oneDNN keeps fp32.
     if hasattr(torch.backends.mkldnn, "matmul"):
         torch.backends.mkldnn.matmul.fp32_precision = "bf16"
         try:

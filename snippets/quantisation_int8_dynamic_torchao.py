@@ -23,7 +23,9 @@ def quantize_int8_dynamic(model: torch.nn.Module) -> torch.nn.Module:
     from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_
 
     quantized = copy.deepcopy(model)
-    quantize_(quantized, Int8DynamicActivationInt8WeightConfig())  # in place, hence the copy
+    # In place, hence the copy. set_inductor_config=False: by default quantize_ also changes
+    # global torch._inductor.config settings for the rest of the process.
+    quantize_(quantized, Int8DynamicActivationInt8WeightConfig(set_inductor_config=False))
     return quantized
 # --8<-- [end:quantize]
 

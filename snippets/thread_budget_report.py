@@ -75,6 +75,13 @@ def thread_budget(root: Path = Path("/sys/fs/cgroup")) -> int:
 # --8<-- [end:budget]
 
 
+# --8<-- [start:split]
+def threads_per_process(budget: int, processes: int) -> int:
+    """Intra-op threads for each of `processes` processes sharing `budget` cores: N x M <= budget."""
+    return max(1, budget // processes)  # at least 1: more processes than cores oversubscribe
+# --8<-- [end:split]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=1, help="processes that share the budget (default 1)")
@@ -94,13 +101,11 @@ def main() -> None:
     import torch  # after the report: importing it does not change any of the numbers above
     print(f"torch default threads:    {torch.get_num_threads()}")
     print(f"thread budget:            {budget}")
-    # --8<-- [start:split]
-    per_process = max(1, budget // args.processes)  # N processes x M threads <= budget
+    per_process = threads_per_process(budget, args.processes)
     total = args.processes * per_process
     print(f"{args.processes} process(es) x {per_process} thread(s) = {total} (oversubscribed: {total > budget})")
     if total > budget:
         print(f"more processes than the budget: run at most {budget} at a time")
-    # --8<-- [end:split]
 
 
 if __name__ == "__main__":

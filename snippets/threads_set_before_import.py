@@ -1,7 +1,18 @@
 """Set OMP_NUM_THREADS before torch is imported, so OpenMP and MKL read it when they load."""
 import argparse
+
+# --8<-- [start:before]
 import os
 import sys
+
+
+def set_threads_before_import(threads: int) -> None:
+    """Call before the first `import torch`: OpenMP and MKL read these once, while torch loads them."""
+    if "torch" in sys.modules:
+        sys.exit("torch is already imported; setting OMP_NUM_THREADS now would have no effect")
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    os.environ["MKL_NUM_THREADS"] = str(threads)
+# --8<-- [end:before]
 
 
 def main() -> None:
@@ -10,16 +21,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.threads < 1:
         parser.error("--threads must be at least 1")
-    if "torch" in sys.modules:
-        sys.exit("torch is already imported; setting OMP_NUM_THREADS now would have no effect")
 
-    # --8<-- [start:before]
-    os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before the first `import torch`
-    os.environ["MKL_NUM_THREADS"] = str(args.threads)
+    set_threads_before_import(args.threads)
     import torch
 
     print("threads torch uses:", torch.get_num_threads())
-    # --8<-- [end:before]
     print(f"asked for {args.threads} before import; got {torch.get_num_threads()}; "
           f"honoured: {torch.get_num_threads() == args.threads}")
 

@@ -59,9 +59,14 @@ def estimated_peak_gflops(threads: int, mhz: float | None = None) -> float | Non
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int, default=1024, help="square matrix size (default 1024)")
+    parser.add_argument("--mhz", type=float,
+                        help="the clock the cores really run at, for the peak (default: /proc/cpuinfo's "
+                             "cpu MHz, which a VM often reports as its base clock)")
     args = parser.parse_args()
     if not 16 <= args.size <= 4096:
         parser.error("--size must be between 16 and 4096")
+    if args.mhz is not None and not 100 <= args.mhz <= 10000:
+        parser.error("--mhz must be between 100 and 10000")
 
     torch.manual_seed(0)
     n = args.size
@@ -75,10 +80,12 @@ def main() -> None:
     print(f"torch.mm {n}x{n} float32 on torch.get_num_threads() threads: {achieved:.1f} GFLOP/s")
     # More threads than usable cores add no FMA units.
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    peak = estimated_peak_gflops(min(threads, cores))
+    peak = estimated_peak_gflops(min(threads, cores), args.mhz)
     if peak is None:
         print("estimated peak: unknown for this CPU (not in the table of FMA units per core)")
     else:
+        clock = peak / min(threads, cores) / estimated_peak_gflops(1, 1000.0) * 1000  # the MHz it used
+        print(f"clock for the peak: {clock:.1f} MHz ({'--mhz' if args.mhz else 'cpu MHz in /proc/cpuinfo'})")
         print(f"estimated FP32 peak for those threads: {peak:.1f} GFLOP/s; torch.mm reaches {achieved / peak:.2f} of it")
 
 

@@ -1,3 +1,4 @@
+import inspect
 import json
 import os
 import shutil
@@ -24,6 +25,18 @@ def pytest_configure(config):
         os.environ[RUN_CACHE_ENV] = folder
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(folder, "inductor-cache")
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+def pytest_collection_modifyitems(items):
+    """Mark the matrix (left out by `make test-fast`): tests that run a snippet under the isolation
+    conditions (run_isolated) or under another start method (a spawn/forkserver parameter)."""
+    for item in items:
+        function = getattr(item, "function", None)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        isolated = function is not None and "run_isolated(" in inspect.getsource(function)
+        other_start = any(value in ("spawn", "forkserver") for value in params.values())
+        if isolated or other_start or item.name.startswith("test_isolation_is_what_it_claims"):
+            item.add_marker(pytest.mark.matrix)
 
 
 def pytest_addoption(parser):

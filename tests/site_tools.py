@@ -41,6 +41,13 @@ def site_pages(site: Path) -> list[str]:
     return pages
 
 
+def published_url(site: Path) -> str:
+    """The address the site is built for (site_url): what the home page names as canonical."""
+    match = re.search(r'<link rel="canonical" href="([^"]*)"', (site / "index.html").read_text())
+    assert match, "the home page has no canonical link: site_url is not set in mkdocs.yml"
+    return match.group(1)
+
+
 # --- a local server -------------------------------------------------------------------------
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

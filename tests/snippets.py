@@ -140,10 +140,84 @@ def fresh_default_threads() -> int:
 _FLOAT = re.compile(r"[-+]?\d+\.\d+(?:e[-+]?\d+)?")
 _TMP = re.compile(r"(?:/tmp|/var/folders)/\S+")
 
+# What a snippet prints differently on another CPU or core count, by snippet: (a multi-line regex,
+# why it varies). mask() replaces the regex's groups with MACHINE in the recorded output and in a
+# new run alike, so the rest of each line is still compared; the page tests check these values
+# against the machine they run on.
+MACHINE = "<machine>"
+_TIMED_THREADS = (r"\((\d+ threads?)\)$", "timed on torch's default threads: one per usable core")
+MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
+    "bfloat16_autocast_cpu": (
+        (r"^torch CPU capability: (\w+);", "the instruction set torch dispatches to on this CPU"),
+        (r"AVX512_BF16: (yes|no); AMX_BF16: (yes|no)$", "the CPU's bf16 instructions (/proc/cpuinfo)"),
+        (r"^native bf16 matmul: (.+)$", "follows from the CPU's bf16 instructions"),
+        (r"changed the fp32 results: (True|False)$", "True only where oneDNN has native bf16 to use"),
+        _TIMED_THREADS,
+    ),
+    "channels_last_conv_inference": (_TIMED_THREADS,),
+    "quantisation_int8_dynamic_torchao": (_TIMED_THREADS,),
+    "compile_speedup_small_mlp": ((r"batch 64, (\d+) thread\(s\)", "torch's default threads: the usable cores"),),
+    "thread_budget_dataloader_workers": (
+        (r"^main process: (\d+) thread", "torch's default threads: the usable cores"),
+        (r"busy: (\d+) \+ 2 x 1 = (\d+)$", "the main process's default threads, plus one per worker"),
+    ),
+    "thread_budget_processes": (
+        (r"^budget (\d+) core\(s\): 2 process\(es\) x (\d+) thread\(s\) = (\d+) \(oversubscribed: (True|False)\)$",
+         "the usable cores split between 2 processes, oversubscribed below 2 cores"),
+        (r"asked (\d+) thread\(s\), torch reports (\d+);", "each process's share of the usable cores"),
+    ),
+    "thread_budget_python_threads": (
+        (r"(?:default|before|after set_num_threads): (\d+)", "torch's default threads: the usable cores"),
+    ),
+    "thread_budget_report": (
+        (r"^(?:os.cpu_count\(\)|usable \(affinity\)|physical cores|torch default threads|thread budget): +(\d+)$",
+         "the machine's CPUs, the ones this process may use, and what follows from them"),
+        (r"^cgroup CPU quota: +(.+)$", "the container's CPU limit and cgroup version"),
+        (r"^1 process\(es\) x (\d+) thread\(s\) = (\d+) ", "the thread budget, all for 1 process"),
+    ),
+    "threads_env_after_import": (
+        (r"^threads torch uses: (\d+)$", "torch's default threads: the usable cores"),
+        (r"got (\d+); honoured: (True|False)$", "the default; True where it already is the 1 asked for (one core)"),
+    ),
+    "threads_oversubscription": (
+        (r"^usable cores: (\d+);", "the CPUs this process may use"),
+        (r"^ +2 +2 +\S+ +\S+x\n?((?: +\d+ +\d+ +\S+ +\S+x\n?)*)",
+         "rows for 3 up to twice the usable cores threads: none on one core (tests/test_threads.py checks them)"),
+    ),
+    "profiling_which_kernel": (
+        (r"^torch CPU capability: (\w+)$", "the instruction set torch dispatches to on this CPU"),
+        (r"(?:convolution|matmul) \S+:(\w+);", "oneDNN names each kernel after the ISA it was built for"),
+        (r"^bf16 linear under autocast: +(.+)$",
+         "oneDNN runs bf16 matmuls only where the CPU has bf16 (AVX512_BF16, AMX); elsewhere torch's own kernel"),
+    ),
+    "threads_parallel_info": (
+        (r"^logical CPUs: (\d+), usable: (\d+), physical cores: (\d+)$", "the machine's CPUs and cores"),
+        (r"^suggested intra-op threads: (\d+); torch default: (\d+)$", "one thread per usable core"),
+        (r"(?:get_num_threads|get_num_interop_threads|get_max_threads|hardware_concurrency)\(\) : (\d+)$",
+         "thread pools sized to the usable cores (hardware_concurrency: to all CPUs)"),
+    ),
+}
 
-def mask(text: str) -> str:
-    """What must match between a page's recorded output and a new run: everything but
-    measured numbers (decimals), temporary paths and column padding."""
+
+def _hide_groups(pattern: str, text: str) -> str:
+    """text with every group of every match of pattern replaced by MACHINE."""
+    def hide(match: re.Match) -> str:
+        kept, at = [], match.start()
+        for group in range(1, match.re.groups + 1):
+            start, end = match.span(group)
+            if start >= 0:
+                kept += [match.string[at:start], MACHINE]
+                at = end
+        return "".join(kept) + match.string[at:match.end()]
+    return re.sub(pattern, hide, text, flags=re.M)
+
+
+def mask(text: str, name: str = "") -> str:
+    """What must match between a page's recorded output and a new run: everything but measured
+    numbers (decimals), temporary paths, column padding and, for snippet `name`, the parts that
+    MACHINE_DEPENDENT lists."""
+    for pattern, _ in MACHINE_DEPENDENT.get(name, ()):
+        text = _hide_groups(pattern, text)
     lines = []
     for line in text.strip().splitlines():
         line = _TMP.sub("<tmp>", _FLOAT.sub("<n>", line))

@@ -105,9 +105,9 @@ def test_serving_threads_and_outputs():
         assert 0 < p50 <= p95 and rate > 0
 
 
-def test_serving_on_one_core_with_omp_num_threads_1():
-    """Started on one CPU with OMP_NUM_THREADS=1 (the isolated run of tests/test_portability.py),
-    every setting still runs and the answers do not change."""
+def test_serving_on_one_core():
+    """Started on one CPU (the isolated run of tests/test_portability.py), every setting still
+    runs and the answers do not change."""
     result, _ = run_isolated(SERVING)
     assert result.returncode == 0, result.stderr
     assert "2 requests at a time, 1 thread each: every serving thread sees the thread count set: True" in result.stdout

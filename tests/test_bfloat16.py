@@ -1,12 +1,14 @@
 """The bfloat16 page: the hardware report is right, autocast stays within the stated tolerances
 of fp32 for inference and a short training run, and the fp32-precision switch is shown."""
+import platform
 import re
+import runpy
 from pathlib import Path
 
 import pytest
 import torch
 
-from tests.snippets import run_here, run_shared
+from tests.snippets import run_here, run_shared, snippet_path
 
 NAME = "bfloat16_autocast_cpu"
 
@@ -24,9 +26,33 @@ def test_hardware_report_matches_this_machine():
     yes = lambda flag: "yes" if flag in flags else "no"
     assert (f"torch CPU capability: {torch.backends.cpu.get_cpu_capability()}; "
             f"AVX512_BF16: {yes('avx512_bf16')}; AMX_BF16: {yes('amx_bf16')}") in out
-    native = {"avx512_bf16", "amx_bf16"} & flags
-    expected = "yes, expect a speed-up" if native else "no, bf16 is emulated here: expect a slow-down"
+    arm = platform.machine().lower() in ("aarch64", "arm64")
+    native = [f for f in ("amx_bf16", "avx512_bf16") if f in flags] + (["arm_bf16"] if arm and "bf16" in flags else [])
+    expected = f"yes ({native[0]}), expect a speed-up" if native else "no, bf16 is emulated here: expect a slow-down"
     assert f"native bf16 matmul: {expected}" in out
+
+
+def test_arm_bf16_feature_counts_as_native(monkeypatch, tmp_path):
+    """Graviton 3 and later list `bf16` among their features: the check must call that native,
+    and must not read a `bf16` token as such on x86."""
+    funcs = runpy.run_path(str(snippet_path(NAME)))
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor : 0\nFeatures : fp asimd evtstrm aes sha2 crc32 atomics bf16 i8mm sve\n")
+    real_path = funcs["Path"]
+    monkeypatch.setitem(funcs["native_bf16"].__globals__, "Path",
+                        lambda name: cpuinfo if name == "/proc/cpuinfo" else real_path(name))
+    for machine, native in (("aarch64", "arm_bf16"), ("x86_64", None)):
+        monkeypatch.setattr(platform, "machine", lambda: machine)
+        hw = funcs["native_bf16"]()
+        assert hw["arm_bf16"] is (machine == "aarch64")
+        assert funcs["native_bf16_feature"](hw) == native
+
+
+def test_autocast_keeps_only_losses_in_fp32():
+    """The page says CPU autocast runs softmax and LayerNorm in bf16 (unlike CUDA) and keeps losses in fp32."""
+    out = run_shared(NAME).stdout
+    assert ("dtypes under autocast: linear bfloat16, softmax bfloat16, layer_norm bfloat16, "
+            "cross_entropy float32") in out
 
 
 def test_inference_within_tolerance_of_fp32():
@@ -53,8 +79,10 @@ def test_fp32_precision_switch_changes_nothing_without_native_bf16():
         assert "SKIP: torch.backends.mkldnn.matmul.fp32_precision needs torch >= 2.9" in out
         return
     changed = re.search(r"fp32_precision = 'bf16' changed the fp32 results: (True|False)", out).group(1)
-    if not {"avx512_bf16", "amx_bf16"} & cpu_flags():
-        assert changed == "False"
+    if {"avx512_bf16", "amx_bf16"} & cpu_flags():
+        assert changed == "True"  # native bf16: oneDNN takes the lower precision it is allowed
+    elif not torch.ops.mkldnn._is_mkldnn_bf16_supported():
+        assert changed == "False"  # AVX2 only: no oneDNN bf16 path, the fp32 results stay exact
 
 
 def test_fp32_precision_setting_exists_in_this_torch():

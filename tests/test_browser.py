@@ -13,12 +13,12 @@ import re
 import shutil
 import threading
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 
 from tests.site_tools import (announce, artifacts_dir, expected_code_blocks, mkdocs_config,
-                              page_source, serve, site_pages, strip_annotations)
+                              page_source, published_url, serve, site_pages, strip_annotations)
 from tests.snippets import DOCS, ROOT
 
 try:
@@ -39,15 +39,20 @@ DESKTOP = {"width": 1280, "height": 900}
 MOBILE = {"width": 375, "height": 740}
 TIMEOUT_MS = 15_000
 
-# Words a reader types into the search box, and the page that must come up.
+# Words a reader types into the search box, and the page that must come up among the first
+# three results (线程, "threads", is the origin article's word: its code is on Corrections).
 SEARCH_WORDS = {
+    "num_threads": "threads/",
+    "set_num_threads": "threads/",
+    "DataLoader": "data-loading/",
     "num_workers": "data-loading/",
     "inference_mode": "avoid-computation/",
     "channels_last": "channels-last/",
-    "set_num_threads": "threads/",
     "bfloat16": "bfloat16/",
     "jemalloc": "allocators/",
+    "线程": "corrections/",
 }
+SEARCH_TOP = 3
 
 
 def _pages_of_the_nav() -> list[str]:
@@ -324,7 +329,8 @@ DIAGRAMS_JS = """() => Array.from(document.querySelectorAll('div.mermaid')).map(
     if (!svg) return null;
     const box = svg.getBoundingClientRect();
     return {role: svg.getAttribute('aria-roledescription'), width: box.width, height: box.height,
-            tasks: svg.querySelectorAll('rect.task').length};
+            tasks: svg.querySelectorAll('rect.task').length,
+            ticks: Array.from(svg.querySelectorAll('.tick text')).map(t => t.textContent)};
 })"""
 
 
@@ -340,6 +346,8 @@ def _check_diagrams(page, kinds: list[str]):
         assert d["width"] > 100 and d["height"] > 50, f"a {kind} diagram drawn at {d}"
         if kind == "gantt":
             assert d["role"] == "gantt" and d["tasks"] > 0, f"the gantt fence drew {d}"
+            ticks = [tick for tick in d["ticks"] if tick.strip()]
+            assert ticks and len(ticks) == len(set(ticks)), f"the Gantt axis repeats its dates: {ticks}"
     assert page.locator("pre.mermaid, code.language-mermaid").count() == 0, \
         "a mermaid fence is still shown as source text"
     if "gantt" in kinds:
@@ -489,37 +497,49 @@ def test_offline_check_catches_a_cdn_request(tab):
 
 # --- search --------------------------------------------------------------------------------------
 
-RESULT_FOR_JS = """q => Array.from(document.querySelectorAll('.md-search-result__list a'))
-        .some(a => new URL(a.href).searchParams.get('h') === q)
-    || document.querySelector('.md-search-result__meta').textContent.startsWith('No matching')"""
+# Material's words under the search box: the placeholder once the index is ready and the box is
+# empty, then "N matching documents", "1 matching document" or "No matching documents".
+SEARCH_META = ".md-search-result__meta"
+READY_JS = f"document.querySelector('{SEARCH_META}').textContent.startsWith('Type to start')"
+ANSWERED_JS = f"document.querySelector('{SEARCH_META}').textContent.includes('matching')"
+# Each result item is one page (its sections nested in it), best first.
+RESULT_PAGES_JS = """Array.from(document.querySelectorAll('.md-search-result__item > a:first-child'))
+    .map(a => new URL(a.href).pathname)"""
+
+
+def _search(page, word: str) -> list[str]:
+    """Type `word` into the search box; the pages listed, best first, as site-relative URLs."""
+    box = page.locator("input.md-search__input")
+    box.click()
+    # Material searches on keyup: clearing the box (one key press) brings back the placeholder,
+    # which it shows only once the index is loaded; then one key press sends the whole word.
+    box.fill("")
+    box.press("End")
+    page.wait_for_function(READY_JS)
+    box.fill(word)
+    box.press("End")
+    page.wait_for_function(ANSWERED_JS)
+    pages = []
+    for path in page.evaluate(RESULT_PAGES_JS):
+        path = path.lstrip("/")
+        if path not in pages:
+            pages.append(path)
+    return pages
 
 
 @pytest.mark.parametrize("word,page_url", sorted(SEARCH_WORDS.items()))
-def test_search_finds_the_page_by_technique_word(tab, word, page_url):
-    """Typing a technique's API name into the search box lists the page about it."""
+def test_search_lists_the_page_near_the_top(tab, word, page_url):
+    """Typing a technique's API name (or the article's word for it) into the search box lists
+    the page about it among the first three results."""
     source = page_source(page_url)
     assert source is not None, f"no source for {page_url}"
     if "PLACEHOLDER" in source.read_text():
         pytest.skip(f"{source.relative_to(ROOT)} is still a placeholder")
-    page = _on_the_site(tab)
-    box = page.locator("input.md-search__input")
-    box.click()
-    # Material searches on keyup: fill the box, then one key press sends the whole word.
-    # Clearing first resets the results, so the wait below cannot see the last query's.
-    box.fill("")
-    box.press("End")
-    page.wait_for_function("!document.querySelector('.md-search-result__list a')")
-    box.fill(word)
-    box.press("End")
-    # Wait for the answer to this query: Material adds ?h=<query> to each result link, or
-    # says it found nothing.
-    page.wait_for_function(RESULT_FOR_JS, arg=word)
-    found = page.evaluate(
-        "Array.from(document.querySelectorAll('.md-search-result__list a')).map(a => a.href)")
-    pages = {urlsplit(url).path.lstrip("/") for url in found}
-    assert page_url in pages, (
-        f"searching {word!r} lists {sorted(pages)}, not {page_url}. If the page writes it as "
-        f"torch.{word}, the search plugin needs a separator that splits on '.' (mkdocs.yml)")
+    pages = _search(_on_the_site(tab), word)
+    assert page_url in pages[:SEARCH_TOP], (
+        f"searching {word!r} lists {pages[:SEARCH_TOP + 2]} first, not {page_url}. The search "
+        f"plugin's separator (mkdocs.yml) must split on '_' and '.', full listings must carry "
+        f"data-search-exclude, and the page's title should name the API")
     tab.assert_clean(f"search for {word!r}")
 
 
@@ -591,3 +611,64 @@ def test_mobile_drawer_lists_the_pages(browser, site_url, mkdocs_config_loaded):
         phone.assert_clean("mobile navigation")
     finally:
         context.close()
+
+
+PLAN_ON_A_PHONE_JS = """() => {
+    const box = document.querySelector('div.mermaid');
+    const svg = box.shadowRoot.querySelector('svg');
+    return {page: document.documentElement.scrollWidth, box: box.clientWidth, scroll: box.scrollWidth,
+            drawn: svg.getBoundingClientRect().width, natural: svg.viewBox.baseVal.width,
+            steps: document.querySelectorAll('.md-content ol:first-of-type > li').length};
+}"""
+
+
+def test_plan_reads_on_a_phone(browser, site_url):
+    """At 375 px the plan does not make the page scroll sideways: the order to work in is a
+    numbered list, and the Gantt chart keeps its natural width (its labels legible) in a box
+    that scrolls sideways on its own."""
+    context = _new_context(browser, viewport=MOBILE, is_mobile=True, has_touch=True,
+                           device_scale_factor=2)
+    context.add_init_script(OPEN_SHADOW)
+    try:
+        phone = Tab(context, site_url)
+        page = phone.open("plan/")
+        page.wait_for_function(DRAWN_JS, arg=1)
+        plan = page.evaluate(PLAN_ON_A_PHONE_JS)
+        _screenshot(page, "mobile-plan.jpg")
+        assert plan["steps"] >= 5, f"the order to work in is not a numbered list: {plan}"
+        assert plan["page"] <= MOBILE["width"], f"the page scrolls sideways on a phone: {plan}"
+        assert abs(plan["drawn"] - plan["natural"]) < 2, f"the Gantt chart is shrunk to fit: {plan}"
+        assert plan["scroll"] > plan["box"], f"the Gantt chart's box does not scroll: {plan}"
+        phone.assert_clean("the plan on a phone")
+    finally:
+        context.close()
+
+
+# --- the 404 page --------------------------------------------------------------------------------
+
+def test_404_page_is_styled_and_leads_home(browser, built_site, tmp_path):
+    """GitHub Pages answers an unknown address with 404.html, whose links start with the site's
+    path (from site_url) because it is served at any depth. Served under that path, it loads
+    its stylesheets and scripts, says what happened, and its logo leads to the home page."""
+    prefix = urlsplit(published_url(built_site)).path  # "/fast-pytorch-cpu/"
+    root = built_site
+    if prefix.strip("/"):
+        root = tmp_path / "pages"
+        (root / prefix.strip("/")).parent.mkdir(parents=True)
+        (root / prefix.strip("/")).symlink_to(built_site, target_is_directory=True)
+    with serve(root) as base:
+        home = urljoin(base, prefix)
+        context = _new_context(browser)
+        try:
+            tab = Tab(context, home)
+            page = tab.open("404.html")
+            _screenshot(page, "404.jpg")
+            assert page.locator(".md-content h1").inner_text() == "404 - Not found"
+            header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
+            assert header not in ("rgba(0, 0, 0, 0)", "transparent"), "the 404 page is unstyled"
+            logo = page.locator("a.md-header__button.md-logo").get_attribute("href")
+            assert urljoin(page.url, logo) == home, f"the 404 page's logo leads to {logo}"
+            tab.assert_clean("the 404 page")
+        finally:
+            context.close()
+

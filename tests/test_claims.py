@@ -55,6 +55,21 @@ class Measured:
     def median(self, kind_: str, row_id: str) -> float:
         return self.row(kind_, row_id)["median"] * (10 if self.inverted else 1)
 
+    def between(self, kind_: str, row_id: str, other_id: str) -> float:
+        """How many times better row_id is than other_id, two rows of one kind and unit from any
+        groups (1 thread against all cores at one batch size): a ratio, so inverted like one."""
+        row, other = self.row(kind_, row_id), self.row(kind_, other_id)
+        assert row["unit"] == other["unit"], f"{row_id} and {other_id} are in different units"
+        value = row["median"] / other["median"] if row["higher_is_better"] else other["median"] / row["median"]
+        return 1 / value if self.inverted else value
+
+    def having(self, row_id: str) -> list[str]:
+        """The kinds whose reference measured row_id (a later case's rows are not_measured in an
+        earlier reference, a withdrawn harness's rows are gone)."""
+        found = [k for k in self.rows if row_id in self.rows[k]]
+        assert found, f"no reference has {row_id}: the claim has nothing to stand on"
+        return found
+
 
 @dataclass
 class Claim:
@@ -104,6 +119,537 @@ def _(m):
 def _(m):
     return (all(m.ratio(k, CL_TINY_1T) > 1.2 for k in m.kinds("avx2"))
             and all(m.ratio(k, CL_TINY_1T) < 1.0 for k in m.kinds("avx512-bf16")))
+
+
+# batching.md
+def _batch(model: str, what: str, where: str, size: int) -> str:
+    """model "mlp" or "cnn", what "time-per-batch" or "samples-s", where "all-cores" or "1-thread"."""
+    group = {"mlp": "mlp-784-512-512-10", "cnn": "cnn-2-conv-1-linear"}[model]
+    return f"batching/{group}-{what}-{where}/batch-{size}"
+
+
+BATCH_P50 = "batching/mlp-batch-1-p50-latency-per-request/all-cores"
+
+
+def _threads_gain(m, k, model, size):
+    """How many times faster all cores run one batch than one thread."""
+    return m.between(k, _batch(model, "time-per-batch", "all-cores", size),
+                     _batch(model, "time-per-batch", "1-thread", size))
+
+
+@claim("batching.md", "in the table below the CNN's gain levels off after a few tens, the MLP's is still rising at 64")
+def _(m):
+    return all(m.between(k, _batch("mlp", "samples-s", "all-cores", 64), _batch("mlp", "samples-s", "all-cores", 32)) > 1.1
+               and m.between(k, _batch("cnn", "samples-s", "all-cores", 64), _batch("cnn", "samples-s", "all-cores", 32)) < 1.1
+               for k in m.kinds())
+
+
+@claim("batching.md", "On both reference machines all cores beat one thread from batch 8 on")
+@claim("batching.md", "From batch 8 on, all cores beat one thread, by less than twice: two cores cannot do more.")
+def _(m):
+    return all(1.05 < _threads_gain(m, k, model, size) < 2.0
+               for k in m.kinds() for model in ("mlp", "cnn") for size in (8, 64))
+
+
+@claim("batching.md", "at batch 1 a second thread buys little or nothing (see")
+@claim("batching.md", "since at batch 1 a second thread buys little or nothing")
+@claim("batching.md", "At batch 1 a second thread buys little or nothing: the CNN's batch-1 time is shorter on one "
+                      "thread on both machines, and the MLP is at most about a quarter faster on all cores (the AVX2 "
+                      "machine's p50 latency; on Zen 4 the two are about even).")
+def _(m):
+    return (all(_threads_gain(m, k, "cnn", 1) < 0.9 for k in m.kinds())
+            and all(_threads_gain(m, k, "mlp", 1) < 1.3 and m.ratio(k, BATCH_P50) < 1.35 for k in m.kinds())
+            and all(1.1 < m.ratio(k, BATCH_P50) for k in m.kinds("avx2"))
+            and all(0.8 < m.ratio(k, BATCH_P50) < 1.2 for k in m.kinds("avx512-bf16")))
+
+
+@claim("batching.md", "batching buys far more than threads. Batch 64 gives the MLP roughly ten times the samples per "
+                      "second of batch 1 on all cores, the CNN two to three times at its best batch size; on one "
+                      "thread the gains are smaller.")
+def _(m):
+    def best(k, model, where, sizes):
+        return max(m.ratio(k, _batch(model, "samples-s", where, size)) for size in sizes)
+    threads = max(_threads_gain(m, k, model, size) for k in m.kinds() for model in ("mlp", "cnn") for size in (1, 8, 64))
+    return all(7 < m.ratio(k, _batch("mlp", "samples-s", "all-cores", 64)) < 13
+               and 1.7 < best(k, "cnn", "all-cores", (2, 4, 8, 16, 32, 64)) < 3.6
+               and best(k, "mlp", "1-thread", (8, 64)) < best(k, "mlp", "all-cores", (8, 64))
+               and best(k, "cnn", "1-thread", (8, 64)) < best(k, "cnn", "all-cores", (8, 64))
+               and m.ratio(k, _batch("mlp", "samples-s", "all-cores", 64)) > 3 * threads
+               for k in m.kinds())
+
+
+# thread-budgets.md (and the pages that cite its rows). The AVX2 reference withdrew these rows
+# (timed from the parent), so m.having() lists the references that measured them.
+def _budget(group: str, label: str) -> str:
+    return f"thread_budgets/{group}/{label}"
+
+
+BUDGET_GROUPS = ("mlp-forward-batches", "square-matmuls")
+BUDGET_SPLIT, BUDGET_OVER = "2-processes-x-1-thread", "2-processes-x-2-threads-oversubscribed"
+THREADS_MLP_ALL_CORES = "threads/mlp-forward/all-cores"
+
+
+@claim("thread-budgets.md", "On the Zen 4 machine, 2 processes × 1 thread are as fast as or a little faster than "
+                            "1 process × 2 threads, in both workloads")
+def _(m):
+    # as fast or a little faster, within what 2 cores allow (the withdrawn AVX2 run showed 2.28x),
+    # and far ahead of the oversubscribed 2 x 2
+    return all(0.95 < m.ratio(k, _budget(g, BUDGET_SPLIT)) < 1.5
+               and m.ratio(k, _budget(g, BUDGET_SPLIT)) > 2 * m.ratio(k, _budget(g, BUDGET_OVER))
+               for g in BUDGET_GROUPS for k in m.having(_budget(g, BUDGET_SPLIT)))
+
+
+@claim("thread-budgets.md", "one two-thread process already runs an MLP's forward pass close to twice as fast as one thread")
+@claim("distributed.md", "a batch-256 MLP forward pass runs about twice as fast on 2 threads")
+def _(m):
+    return all(1.7 < m.ratio(k, THREADS_MLP_ALL_CORES) < 2.15 for k in m.kinds())
+
+
+@claim("thread-budgets.md", "It runs at less than half the baseline's speed in both workloads")
+def _(m):
+    return all(m.ratio(k, _budget(g, BUDGET_OVER)) < 0.6 for g in BUDGET_GROUPS for k in m.having(_budget(g, BUDGET_OVER)))
+
+
+@claim("thread-budgets.md", "several processes gain nothing over one process with all the threads (the matmul rows "
+                            "are even, where the small MLP batches gain a little)")
+def _(m):
+    matmul, mlp = _budget("square-matmuls", BUDGET_SPLIT), _budget("mlp-forward-batches", BUDGET_SPLIT)
+    return all(0.9 < m.ratio(k, matmul) < 1.12 and m.ratio(k, mlp) > m.ratio(k, matmul) for k in m.having(matmul))
+
+
+@claim("batching.md", "two such processes run small MLP batches at least as fast as one two-thread process, and more "
+                      "than twice as fast as two processes left at torch's default of one thread per core")
+def _(m):
+    split, over = _budget("mlp-forward-batches", BUDGET_SPLIT), _budget("mlp-forward-batches", BUDGET_OVER)
+    return all(0.95 < m.ratio(k, split) < 2 and m.between(k, split, over) > 2 for k in m.having(split))
+
+
+# distributed.md
+DDP_SPLIT = "distributed/mlp-training-global-batch-128-samples-s/ddp-2-processes-x-1-thread"
+DDP_OVER = "distributed/mlp-training-global-batch-128-samples-s/ddp-2-processes-x-2-threads-oversubscribed"
+
+
+@claim("distributed.md", "on both 2-core machines behind these pages it is slower than one process using both cores")
+def _(m):
+    return all(m.ratio(k, DDP_SPLIT) < 0.8 for k in m.kinds())
+
+
+@claim("distributed.md", "On both 2-core machines DDP does not pay: 2 processes × 1 thread train at about half the "
+                         "speed of one process with both threads or less, and the oversubscribed 2 × 2 at less than a fifth.")
+def _(m):
+    return all(m.ratio(k, DDP_SPLIT) < 0.7 and m.ratio(k, DDP_OVER) < 0.2 for k in m.kinds())
+
+
+@claim("distributed.md", "two one-thread processes run small MLP forward batches at least as fast as one two-thread "
+                         "process, where DDP training above runs at half that speed or less")
+def _(m):
+    split = _budget("mlp-forward-batches", BUDGET_SPLIT)
+    return (all(m.ratio(k, split) > 0.95 for k in m.having(split))
+            and all(m.ratio(k, DDP_SPLIT) < 0.7 for k in m.kinds())
+            and all(m.ratio(k, split) > 1.3 * m.ratio(k, DDP_SPLIT) for k in m.having(split)))
+
+
+# allocators.md. The training rows came after the AVX2 run (its not_measured says so).
+ALLOC_INFER = "allocators/50-small-inference-calls-of-varying-shapes-1-thread-fresh-process-per-run/"
+ALLOC_RSS = "allocators/resident-memory-kept-after-the-workload-rss-growth/"
+ALLOC_TRAIN = "allocators/mnist-cnn-training-step-1-thread-fresh-process-per-run/"
+
+
+@claim("allocators.md", "jemalloc and tcmalloc were a little faster than glibc in both reference runs, by a few percent "
+                        "on the AVX2 machine (less than the spread between its runs) and by up to about a fifth on Zen 4.")
+def _(m):
+    def within_spread(k, label):  # the gain is smaller than the IQR of glibc's or its own runs
+        row, base = m.row(k, ALLOC_INFER + label), m.row(k, ALLOC_INFER + "glibc-malloc")
+        return abs(row["median"] - base["median"]) < max(row["spread"] or 0, base["spread"] or 0)
+    return (all(1.0 < m.ratio(k, ALLOC_INFER + a) < 1.12 and within_spread(k, a)
+                for a in ("jemalloc", "tcmalloc") for k in m.kinds("avx2"))
+            and all(1.0 < m.ratio(k, ALLOC_INFER + a) < 1.35 for a in ("jemalloc", "tcmalloc") for k in m.kinds("avx512-bf16")))
+
+
+@claim("allocators.md", "both kept less resident memory than glibc on both machines, jemalloc the least")
+def _(m):
+    return all(m.ratio(k, ALLOC_RSS + "tcmalloc") > 1.05 and m.ratio(k, ALLOC_RSS + "jemalloc") > m.ratio(k, ALLOC_RSS + "tcmalloc")
+               for k in m.kinds())
+
+
+@claim("allocators.md", "With its defaults it made this training loop slower than glibc, and the setting PyTorch's own "
+                        "launcher uses (`python -m torch.backends.xeon.run_cpu --enable-jemalloc`) did not change that; "
+                        "turning off the decay did")
+@claim("allocators.md", "jemalloc with its defaults is clearly slower than glibc, and `run_cpu`'s `MALLOC_CONF` leaves it so")
+def _(m):
+    return all(m.ratio(k, ALLOC_TRAIN + "jemalloc") < 0.9 and m.ratio(k, ALLOC_TRAIN + "jemalloc-run-cpu-s-malloc-conf") < 0.9
+               and m.ratio(k, ALLOC_TRAIN + "jemalloc-no-decay-malloc-conf") > 0.95
+               for k in m.having(ALLOC_TRAIN + "jemalloc"))
+
+
+@claim("allocators.md", "tcmalloc, and jemalloc with its decay off, are at least as fast as glibc and clearly faster than "
+                        "jemalloc's defaults.")
+def _(m):
+    return all(m.ratio(k, ALLOC_TRAIN + a) > 0.95 and m.between(k, ALLOC_TRAIN + a, ALLOC_TRAIN + "jemalloc") > 1.2
+               for a in ("tcmalloc", "jemalloc-no-decay-malloc-conf") for k in m.having(ALLOC_TRAIN + "jemalloc"))
+
+
+# index.md, "Start here"
+@claim("index.md", "more threads than cores buys nothing, and twice as many is slower, on both machines measured here")
+def _(m):
+    def against_all_cores(k, group, label):
+        return m.between(k, f"threads/{group}/{label}", f"threads/{group}/all-cores")
+    return all(against_all_cores(k, g, "all-cores-plus-1") < 1.1 and against_all_cores(k, g, "2-x-all-cores") < 0.97
+               for g in ("mlp-forward", "square-matmul") for k in m.kinds())
+
+
+# threads.md (and the figures corrections.md repeats from it)
+def _threads(m, k, group, label):
+    return m.ratio(k, f"threads/{group}/{label}")
+
+
+@claim("threads.md", "on both machines the MLP forward and the matmul are about twice as fast on 2 threads as on 1")
+def _(m):
+    return all(1.6 < _threads(m, k, g, "all-cores") < 2.3 for k in m.kinds() for g in ("square-matmul", "mlp-forward"))
+
+
+@claim("threads.md", "on both 2-core machines 3 threads are no faster than 2 beyond run-to-run noise, 4 are slower "
+       "than 2, and the MLP at 4 threads gives back a good part of its gain")
+def _(m):
+    no_gain = all(_threads(m, k, g, "all-cores-plus-1") < 1.1 * _threads(m, k, g, "all-cores")
+                  and _threads(m, k, g, "2-x-all-cores") < 0.97 * _threads(m, k, g, "all-cores")
+                  and _threads(m, k, g, "all-cores") > 1.5
+                  for k in m.kinds() for g in ("square-matmul", "mlp-forward"))
+    gives_back = all(_threads(m, k, "mlp-forward", "2-x-all-cores") - 1 < 0.75 * (_threads(m, k, "mlp-forward", "all-cores") - 1)
+                     for k in m.kinds())
+    return no_gain and gives_back
+
+
+def _with_row(m, row_id):
+    found = [k for k in m.kinds() if row_id in m.rows[k]]
+    assert found, f"no reference has {row_id}"
+    return found
+
+
+@claim("threads.md", "On the Zen 4 machine the second core speeds the large elementwise add up by much less than it speeds up the matmul")
+def _(m):
+    add = "threads/large-elementwise-add/all-cores"
+    return all(m.ratio(k, add) < 1.5 and m.ratio(k, add) < m.ratio(k, "threads/square-matmul/all-cores") - 0.3
+               for k in _with_row(m, add))
+
+
+@claim("corrections.md", "`torch.set_num_threads(4)` is obeyed and runs slower")
+def _(m):
+    return all(_threads(m, k, g, "2-x-all-cores") < _threads(m, k, g, "all-cores") for k in m.kinds()
+               for g in ("square-matmul", "mlp-forward"))
+
+
+@claim("threads.md", "in [Thread budgets across processes](thread-budgets.md) they run at less than half the speed")
+def _(m):
+    rows = [f"thread_budgets/{g}/2-processes-x-2-threads-oversubscribed" for g in ("mlp-forward-batches", "square-matmuls")]
+    return all(m.ratio(k, r) < 0.5 for r in rows for k in _with_row(m, r))
+
+
+@claim("threads.md", "in [Batching](batching.md) the batch-1 CNN is faster on 1 thread than on both cores, and the batch-1 MLP gains little")
+def _(m):
+    cnn = all(m.median(k, "batching/cnn-2-conv-1-linear-time-per-batch-1-thread/batch-1")
+              < m.median(k, "batching/cnn-2-conv-1-linear-time-per-batch-all-cores/batch-1") for k in m.kinds())
+    mlp = all(0.85 < m.ratio(k, "batching/mlp-batch-1-p50-latency-per-request/all-cores") < 1.4 for k in m.kinds())
+    return cnn and mlp
+
+
+# profiling.md
+PROFILED = "profiling/training-steps-under-the-profiler-1-thread"
+
+
+@claim("profiling.md", "the profiler makes them take more than one and a half times as long on both machines (nearly three times on the AVX2 one), and more than three times as long with shapes and stacks")
+def _(m):
+    return (all(m.ratio(k, f"{PROFILED}/profile-activities-cpu") < 1 / 1.5 for k in m.kinds())
+            and all(m.ratio(k, f"{PROFILED}/profile-activities-cpu") < 1 / 2.3 for k in m.kinds("avx2"))
+            and all(m.ratio(k, f"{PROFILED}/record-shapes-with-stack") < 1 / 3 for k in m.kinds()))
+
+
+@claim("profiling.md", "on both machines the step is about four times faster without the per-sample loop")
+def _(m):
+    return all(3.2 < m.ratio(k, "profiling/the-bottleneck-the-profile-found-1-thread/vectorised-metrics-after") < 6
+               for k in m.kinds())
+
+
+# avoid-computation.md (and the figure corrections.md repeats from it)
+FORWARD = "avoid_computation/forward-3-layer-mlp-1-thread"
+FROZEN = "avoid_computation/forward-backward-3-layer-backbone-linear-head-1-thread/backbone-frozen-requires-grad-false"
+
+
+def _no_grad_costs_no_time(m):
+    """no_grad and inference_mode within a tenth of the autograd forward (a statement about
+    equality, which inverted ratios keep: the claims that use it pair it with one that has a direction)."""
+    return all(0.9 < m.ratio(k, f"{FORWARD}/{label}") < 1.1 for k in m.kinds()
+               for label in ("torch-no-grad", "torch-inference-mode"))
+
+
+@claim("avoid-computation.md", "on both machines, `no_grad` and `inference_mode` change the forward time by less than a tenth, while freezing the backbone makes its forward+backward more than twice as fast")
+def _(m):
+    return _no_grad_costs_no_time(m) and all(m.ratio(k, FROZEN) > 2.0 for k in m.kinds())
+
+
+@claim("avoid-computation.md", "caching the frozen features makes the three epochs one and a half times as fast or more (the caching included)")
+def _(m):
+    return all(m.ratio(k, "avoid_computation/train-the-head-for-a-few-epochs-frozen-backbone-1-thread/"
+                          "features-cached-once-incl-caching") > 1.35 for k in m.kinds())
+
+
+@claim("avoid-computation.md", "building the constants once makes that case about four times faster")
+def _(m):
+    return all(3.2 < m.ratio(k, "avoid_computation/positional-table-causal-mask-1-thread/built-once-as-buffers") < 5.5
+               for k in m.kinds())
+
+
+@claim("corrections.md", "frozen parameters, not recomputing what can be kept, and `torch.inference_mode` for inference (which keeps nothing for backward: on that page's small model it saves memory, not time)")
+def _(m):
+    return _no_grad_costs_no_time(m) and all(m.ratio(k, FROZEN) > 2.0 for k in m.kinds())
+
+
+# channels-last.md: helps on the AVX2 machine, not on the AVX-512 one
+def _cl(m, k, group, label="channels-last"):
+    return m.ratio(k, f"channels_last/resnet18-{group}/{label}")
+
+
+CL_GROUPS = ("small-images-1-thread", "small-images-all-cores", "tiny-images-1-thread", "tiny-images-all-cores")
+
+
+@claim("channels-last.md", "channels_last is faster than NCHW in every group, by between about a sixth and a half")
+def _(m):
+    return all(all(1.1 < _cl(m, k, g) < 1.75 for g in CL_GROUPS) and max(_cl(m, k, g) for g in CL_GROUPS) > 1.35
+               for k in m.kinds("avx2"))
+
+
+@claim("channels-last.md", "it gains at most about a tenth, on small images only (between nothing and a tenth on all "
+       "cores, two here, from run to run), and on tiny images it is slower at both thread counts")
+def _(m):
+    return all(1.03 < _cl(m, k, "small-images-1-thread") < 1.25
+               and 0.95 < _cl(m, k, "small-images-all-cores") < 1.25
+               and _cl(m, k, "tiny-images-1-thread") < 1.0 and _cl(m, k, "tiny-images-all-cores") < 1.0
+               for k in m.kinds("avx512-bf16"))
+
+
+@claim("channels-last.md", "On both machines the two rows are about level with each other, so converting the model "
+       "is what counts")
+def _(m):
+    level = all(0.9 < _cl(m, k, g) / _cl(m, k, g, "channels-last-model-nchw-input") < 1.1
+                for k in m.kinds() for g in CL_GROUPS)
+    # ... and the model-only conversion carries the gain where there is one
+    return level and all(_cl(m, k, g, "channels-last-model-nchw-input") > 1.1 for k in m.kinds("avx2") for g in CL_GROUPS)
+
+
+@claim("channels-last.md", "On the Zen 4 machine channels_last was slower than NCHW on 32×32 images, at one thread "
+       "and at two, and gained at most about a tenth on larger ones")
+def _(m):
+    return all(_cl(m, k, "tiny-images-1-thread") < 1.0 and _cl(m, k, "tiny-images-all-cores") < 1.0
+               and _cl(m, k, "small-images-1-thread") < 1.25 and 0.95 < _cl(m, k, "small-images-all-cores") < 1.25
+               for k in m.kinds("avx512-bf16"))
+
+
+@claim("channels-last.md", "On the AVX2 machine tiny images gained the most of all groups at one thread")
+def _(m):
+    return all(_cl(m, k, "tiny-images-1-thread") == max(_cl(m, k, g) for g in CL_GROUPS) for k in m.kinds("avx2"))
+
+
+# bfloat16.md: about ten times slower on AVX2, faster with AVX512_BF16
+BF16_ROWS = [f"bfloat16/mlp-{what}-{where}/bf16-autocast" for what in ("inference", "training-step")
+             for where in ("1-thread", "all-cores")]
+
+
+@claim("bfloat16.md", "about ten times slower on this site's AVX2 machine, while the Zen 4 machine, with "
+       "AVX512_BF16, runs it faster than fp32")
+def _(m):
+    return (all(0.05 < m.ratio(k, r) < 0.2 for k in m.kinds("avx2") for r in BF16_ROWS)
+            and all(m.ratio(k, r) > 1.1 for k in m.kinds("avx512-bf16", "amx") for r in BF16_ROWS))
+
+
+@claim("bfloat16.md", "bf16 autocast runs at about a tenth of fp32's speed, for inference and for training, on one "
+       "thread and on all cores")
+def _(m):
+    return all(0.05 < m.ratio(k, r) < 0.2 for k in m.kinds("avx2") for r in BF16_ROWS)
+
+
+@claim("bfloat16.md", "it is faster than fp32 in every group, by between about a sixth and a half")
+def _(m):
+    return all(1.1 < m.ratio(k, r) < 1.75 for k in m.kinds("avx512-bf16") for r in BF16_ROWS) and all(
+        max(m.ratio(k, r) for r in BF16_ROWS) > 1.3 for k in m.kinds("avx512-bf16"))
+
+
+@claim("bfloat16.md", "much slower on AVX2, as measured above")
+def _(m):
+    return all(m.ratio(k, r) < 0.3 for k in m.kinds("avx2") for r in BF16_ROWS)
+
+
+# vectorise.md
+VEC = "vectorise"
+
+
+@claim("vectorise.md", "On both reference machines `torch.mm` reaches more than two thirds of the estimated peak, on one thread and on two, and two threads do about twice the GFLOP/s of one")
+def _(m):
+    fraction = all(0.67 < m.ratio(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-{w}/torch-mm-achieved") <= 1.0
+                   for k in m.kinds() for w in ("1-thread", "all-cores"))
+    twice = all(1.6 < m.median(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-all-cores/torch-mm-achieved")
+                / m.median(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-1-thread/torch-mm-achieved") < 2.3
+                for k in m.kinds())
+    return fraction and twice
+
+
+@claim("vectorise.md", "`torch.mm` is thousands of times faster than the element loop, broadcasting hundreds of times faster than the loop over pairs, and `bmm` three to six times faster than the loop over the batch")
+def _(m):
+    return all(m.ratio(k, f"{VEC}/matmul-1-thread/torch-mm") > 1000
+               and m.ratio(k, f"{VEC}/squared-distances-to-8-centres-1-thread/broadcasting") > 200
+               and 2.5 < m.ratio(k, f"{VEC}/scores-q-k-t-of-32x64-blocks-1-thread/torch-bmm") < 7 for k in m.kinds())
+
+
+@claim("vectorise.md", "so it can be slower than the direct `bmm` (compare the two rows in the table)")
+def _(m):
+    return all(m.ratio(k, f"{VEC}/scores-q-k-t-of-32x64-blocks-1-thread/torch-einsum")
+               < m.ratio(k, f"{VEC}/scores-q-k-t-of-32x64-blocks-1-thread/torch-bmm") for k in m.kinds())
+
+
+# torch-compile.md: a small, CPU-dependent gain; the inference settings change little on this MLP
+TC = "torch_compile/steady-state-mlp-all-cores"
+TC_1T = "torch_compile/steady-state-mlp-1-thread"
+TC_FIRST = "torch_compile/first-call-mlp-cold-compile-cache/torch-compile-inductor"
+TC_SETTINGS = ("torch-compile-freezing", "torch-compile-freezing-cpp-wrapper", "torch-compile-max-autotune-freezing")
+TC_TINY = "torch_compile/tiny-linear-16-4-batch-1-1-thread"
+
+
+@claim("torch-compile.md", "The compiled model's first call took about ten seconds on both machines.")
+def _(m):
+    return all(5 < m.median(k, TC_FIRST) < 25 for k in m.kinds())
+
+
+@claim("torch-compile.md", "the compiled MLP is faster than eager in steady state at one thread by about a tenth "
+       "(measured on the Zen 4 machine), and on all cores anywhere from no faster to about a half faster, so the cold "
+       "compile takes tens of thousands of calls or more to pay back")
+def _(m):
+    def break_even(k, group):  # compile time / time saved per call, where compiling saved time
+        saved = m.median(k, f"{group}/eager") * (1 - 1 / m.ratio(k, f"{group}/torch-compile-inductor"))
+        return m.median(k, TC_FIRST) / saved if saved > 0 else float("inf")
+    return (all(0.9 < m.ratio(k, f"{TC}/torch-compile-inductor") < 1.6 and break_even(k, TC) > 1e4 for k in m.kinds())
+            and all(1.04 < m.ratio(k, f"{TC_1T}/torch-compile-inductor") < 1.3 and 1e4 < break_even(k, TC_1T) < 5e5
+                    for k in m.kinds("avx512-bf16")))
+
+
+@claim("torch-compile.md", "The single matmul is no faster compiled, and the tiny Linear, compiled at the one thread "
+       "it runs on, is several times slower.")
+def _(m):
+    # the AVX2 reference's tiny-Linear row was compiled at 2 threads and timed at 1: withdrawn
+    return (all(m.ratio(k, "torch_compile/one-square-matmul-all-cores/torch-compile-inductor") < 1.05 for k in m.kinds())
+            and all(m.ratio(k, f"{TC_TINY}/torch-compile-inductor") < 0.5 for k in m.kinds("avx512-bf16")))
+
+
+def _settings_change_little(m):
+    # at one thread: each setting within about a fifth of the plain compile, and the compiled
+    # model faster than eager
+    def r(k, label):
+        return m.ratio(k, f"{TC_1T}/{label}")
+    return all(all(0.8 < r(k, s) / r(k, "torch-compile-inductor") < 1.25 for s in TC_SETTINGS)
+               and max(r(k, s) for s in (*TC_SETTINGS, "torch-compile-inductor")) > 1.05
+               for k in m.kinds("avx512-bf16"))
+
+
+claim("torch-compile.md", "on this page's MLP they changed little")(_settings_change_little)
+claim("torch-compile.md", 'with freezing, with freezing and `cpp_wrapper`, and with `mode="max-autotune"` it ran '
+      "about as fast as the plain compile")(_settings_change_little)
+
+
+@claim("torch-compile.md", "`cpp_wrapper` did not make the tiny Linear's calls cheaper either")
+def _(m):
+    return all(m.ratio(k, f"{TC_TINY}/torch-compile-cpp-wrapper") / m.ratio(k, f"{TC_TINY}/torch-compile-inductor") < 1.25
+               and m.ratio(k, f"{TC_TINY}/torch-compile-cpp-wrapper") < 0.5 for k in m.kinds("avx512-bf16"))
+
+
+# quantisation.md: int8 speed flips with AVX512-VNNI; size does not
+def _q(m, k, where, label):
+    return m.ratio(k, f"quantisation/mlp-512-1024-1024-10-inference-{where}/{label}")
+
+
+Q_DYN, Q_WO, Q_OLD = "torchao-int8-dynamic-activations-weights", "torchao-int8-weight-only", "torch-ao-quantize-dynamic-deprecated"
+Q_AO_COMPILED, Q_PT2E = "torchao-int8-dynamic-torch-compile", "pt2e-x86inductorquantizer-int8-dynamic-freezing"
+WHERE = ("1-thread", "all-cores")
+
+
+@claim("quantisation.md", "shrinks about 4× with every int8 variant; this does not depend on the CPU.")
+def _(m):
+    return all(3.5 < m.ratio(k, f"quantisation/serialized-state-dict-torch-save/{label}") < 4.3
+               for k in m.kinds() for label in (Q_DYN, Q_WO, Q_OLD))
+
+
+@claim("quantisation.md", "torchao's dynamic int8 model, run eagerly, is more than ten times slower than fp32")
+def _(m):
+    return all(_q(m, k, w, Q_DYN) < 0.1 for k in m.kinds("avx2") for w in WHERE)
+
+
+@claim("quantisation.md", "int8 weight-only is slower than fp32 too, at about three quarters of its speed at one "
+       "thread and under half at two")
+def _(m):
+    return all(0.6 < _q(m, k, "1-thread", Q_WO) < 0.85 and _q(m, k, "all-cores", Q_WO) < 0.55 for k in m.kinds("avx2"))
+
+
+@claim("quantisation.md", "the deprecated FBGEMM path is the only int8 variant faster than fp32, at both thread "
+       "counts, and by most at one thread")
+def _(m):
+    return all(all(_q(m, k, w, Q_OLD) > 1.3 and _q(m, k, w, Q_DYN) < 1 and _q(m, k, w, Q_WO) < 1 for w in WHERE)
+               and _q(m, k, "1-thread", Q_OLD) > _q(m, k, "all-cores", Q_OLD) for k in m.kinds("avx2"))
+
+
+@claim("quantisation.md", "run eagerly, torchao's dynamic int8 model is at best about as fast as fp32 at one thread "
+       "and slower on all cores")
+def _(m):
+    return all(0.7 < _q(m, k, "1-thread", Q_DYN) < 1.3 and _q(m, k, "all-cores", Q_DYN) < 0.97
+               and _q(m, k, "all-cores", Q_DYN) < _q(m, k, "1-thread", Q_DYN) for k in m.kinds("avx512-bf16"))
+
+
+@claim("quantisation.md", "Compiled, it is clearly faster than fp32 at one thread (between about one and a half and "
+       "three times), and the PT2E model with freezing faster again; the deprecated FBGEMM path is faster still.")
+def _(m):
+    return all(1.4 < _q(m, k, "1-thread", Q_AO_COMPILED) < 4 and _q(m, k, "1-thread", Q_PT2E) > _q(m, k, "1-thread", Q_AO_COMPILED)
+               and _q(m, k, "1-thread", Q_OLD) > max(_q(m, k, "1-thread", Q_AO_COMPILED), _q(m, k, "1-thread", Q_PT2E))
+               for k in m.kinds("avx512-bf16"))
+
+
+@claim("quantisation.md", "The deprecated FBGEMM path is the fastest int8 variant on both machines, eagerly.")
+def _(m):
+    return all(_q(m, k, w, Q_OLD) > max(_q(m, k, w, Q_DYN), _q(m, k, w, Q_WO), 1.3) for k in m.kinds() for w in WHERE)
+
+
+# data-loading.md: MNIST-size epochs, three per row (the AVX2 run of 2,048-image epochs was withdrawn)
+DL = "data_loading"
+
+
+def _dl(m, group, label):
+    row = f"{DL}/{group}/{label}"
+    return [m.ratio(k, row) for k in _with_row(m, row)]
+
+
+@claim("data-loading.md", "a new loader every epoch loads a full epoch only about a tenth faster than no workers, and two persistent workers about a quarter faster, well short of the twice that two cores would allow")
+def _(m):
+    return (all(0.97 < r < 1.3 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2"))
+            and all(1.12 < r < 1.5 for r in _dl(m, "cheap-transform-persistent-workers-true", "num-workers-2")))
+
+
+@claim("data-loading.md", "so two one-thread workers gain about a quarter, not twice. One worker gets half the threads of the main process and is slower than no workers.")
+def _(m):
+    two = (_dl(m, "cpu-heavy-transform-new-dataloader-every-epoch", "num-workers-2")
+           + _dl(m, "cpu-heavy-transform-persistent-workers-true", "num-workers-2"))
+    return (all(1.05 < r < 1.6 for r in two)
+            and all(r < 0.9 for r in _dl(m, "cpu-heavy-transform-persistent-workers-true", "num-workers-1")))
+
+
+@claim("data-loading.md", "the epoch takes one and a half to two times as long as with no workers at all")
+def _(m):
+    return all(0.45 < r < 0.75 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2-spawn"))
+
+
+@claim("data-loading.md", "in the table, even the PIL-based cheap transform gains only a quarter with two persistent workers on two cores")
+def _(m):
+    return all(1.1 < r < 1.5 for r in _dl(m, "cheap-transform-persistent-workers-true", "num-workers-2"))
+
+
+@claim("data-loading.md", "two workers on two cores load about a tenth faster than none, and under spawn they are slower than none")
+def _(m):
+    return (all(0.97 < r < 1.3 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2"))
+            and all(r < 0.85 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2-spawn")))
 
 
 # --- end of claims ---------------------------------------------------------------------------

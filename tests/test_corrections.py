@@ -79,6 +79,14 @@ def test_training_step_forgets_import_torch(request):
     check_recorded("training_step", seen, request)
 
 
+def test_training_step_runs_after_the_tutorials_earlier_import():
+    """Fair to the article: its earlier blocks import torch, and after them this block runs."""
+    source = (ARTICLE / "training_step.py").read_text()
+    namespace: dict = {}
+    exec(compile("import torch\n" + source, "training_step.py", "exec"), namespace)
+    assert namespace["loss"].item() >= 0 and namespace["model"].fc.weight.grad is not None
+
+
 def test_profiler_imports_torchaudio_for_nothing(request):
     code, seen = run_article("profiler")
     assert code != 0

@@ -169,8 +169,8 @@ def test_main_guard_fixes_it(tmp_path, start_method):
 
 
 def test_one_core_same_results_and_torch_warns_about_too_many_workers():
-    """On one CPU with OMP_NUM_THREADS=1 (the isolated run of tests/test_portability.py) the
-    claims hold, and DataLoader warns that 2 workers > 1 core."""
+    """On one CPU (the isolated run of tests/test_portability.py) the claims hold, and DataLoader
+    warns that 2 workers > 1 core."""
     result, _ = run_isolated(NAME)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("same images, labels and order as num_workers=0: True") == 2

@@ -1,4 +1,6 @@
 """docs/distributed.md: DDP over gloo on loopback, started by the script itself (3 start methods) or torchrun."""
+import os
+
 import pytest
 
 from tests.snippets import run, run_here, run_shared
@@ -27,6 +29,18 @@ def test_same_script_under_torchrun_with_the_threads_asked():
                  python_flags=("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"))
     assert result.returncode == 0, result.stderr
     check(result.stdout, threads=2)
+
+
+@pytest.mark.parametrize("nproc, expected", [("1", None), ("2", "1")])
+def test_torchrun_sets_omp_num_threads_to_1_only_for_several_processes(monkeypatch, nproc, expected):
+    """As the page's warning says: torchrun's own argument handling (no process is started),
+    with OMP_NUM_THREADS unset; monkeypatch restores the environment afterwards."""
+    from torch.distributed import run as torchrun
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "unset below")  # so that teardown restores the original
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    torchrun.config_from_args(torchrun.parse_args(["--standalone", "--nproc-per-node", nproc, "train.py"]))
+    assert os.environ.get("OMP_NUM_THREADS") == expected
 
 
 def test_bad_process_count_is_refused():

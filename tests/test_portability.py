@@ -1,11 +1,12 @@
 """Every snippet survives the machines readers run it on.
 
-Each snippet runs once under the hard conditions of tests/isolation.py (one CPU, no network,
-deprecations as errors, a read-only source tree, a working directory outside the repo); page
-tests read that same run for their one-CPU claims. Snippets that start processes run under the
-spawn and forkserver start methods (macOS/Windows and Python 3.14 defaults), shared with the
-page tests that check their results, and snippets that take arguments must refuse bad ones with
-a usage message."""
+Each snippet runs once under the hard conditions of tests/isolation.py (one CPU of an emulated
+AVX2 machine, no network, deprecations as errors, a read-only source tree, a working directory
+outside the repo); page tests read that same run for their one-CPU claims, and
+tests/test_snippet_outputs.py compares its output with the page's. Snippets that start processes
+run under the spawn and forkserver start methods (macOS/Windows and Python 3.14 defaults), shared
+with the page tests that check their results, and snippets that take arguments must refuse bad
+ones with a usage message."""
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ from textwrap import dedent
 
 import pytest
 
-from tests.isolation import Isolated, listing, one_cpu, require_isolation, run_isolated
+from tests.isolation import EMULATED_AVX2, Isolated, listing, one_cpu, require_isolation, run_isolated
 from tests.snippets import ROOT, all_snippets, run_here, run_shared, snippet_path
 
 
@@ -33,6 +34,7 @@ def _takes_arguments(name: str) -> bool:
 PROBE = dedent("""
     import errno, json, os, socket, sys, warnings
     out = {"cpus": sorted(os.sched_getaffinity(0)), "omp": os.environ.get("OMP_NUM_THREADS"),
+           "isa": {k: os.environ.get(k) for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")},
            "cwd": os.getcwd(), "script": os.path.abspath(__file__)}
     try:
         socket.create_connection(("1.1.1.1", 53), timeout=3).close()
@@ -67,7 +69,8 @@ def test_isolation_is_what_it_claims(tmp_path):
     result = iso.run("probe", str(target), script=iso.copy / "probe.py")
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
-    assert seen["cpus"] == [one_cpu()] and seen["omp"] == "1"
+    assert seen["cpus"] == [one_cpu()] and seen["omp"] is None  # one core as `taskset` alone gives it
+    assert seen["isa"] == EMULATED_AVX2
     assert seen["internet"] in ("ENETUNREACH", "EHOSTUNREACH"), seen
     assert seen["loopback"] == "ok"
     assert seen["snippets_dir"] == "EROFS"

@@ -42,6 +42,32 @@ def test_old_eager_api_is_deprecated():
             torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
+SET_BY_TORCHAO = ("coordinate_descent_tuning", "coordinate_descent_check_all_directions", "force_fuse_int_mm_with_mul")
+
+
+def test_quantize_changes_global_inductor_settings_unless_told_not_to():
+    """The page's warning: quantize_ with a default config changes torch._inductor.config for the
+    whole process; the snippet's set_inductor_config=False leaves it alone."""
+    pytest.importorskip("torchao")
+    import runpy
+
+    import torch._inductor.config as inductor
+    from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_
+
+    from tests.snippets import snippet_path
+
+    before = {key: getattr(inductor, key) for key in SET_BY_TORCHAO}
+    assert not any(before.values()), before  # torch's defaults, so a change shows
+    try:
+        runpy.run_path(str(snippet_path(NAME)))["quantize_int8_dynamic"](torch.nn.Sequential(torch.nn.Linear(8, 8)))
+        assert {key: getattr(inductor, key) for key in SET_BY_TORCHAO} == before
+        quantize_(torch.nn.Sequential(torch.nn.Linear(8, 8)), Int8DynamicActivationInt8WeightConfig())
+        assert all(getattr(inductor, key) for key in SET_BY_TORCHAO)
+    finally:
+        for key, value in before.items():
+            setattr(inductor, key, value)
+
+
 def test_skips_cleanly_without_torchao(tmp_path):
     # A sitecustomize that makes `import torchao` fail, as on a machine without it.
     (tmp_path / "sitecustomize.py").write_text(

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from bench.core import load_snippet
 from tests.snippets import fresh_default_threads, run, run_here, run_shared, snippet_path
 
 START_METHODS = ["fork", "spawn", "forkserver"]
@@ -84,8 +85,11 @@ def test_taskset_limits_affinity_budget_and_torch_default_to_one():
     assert budget(out) == 1
 
 
-@pytest.mark.skipif(not shutil.which("numactl"), reason="numactl not installed")
 def test_numactl_physcpubind_limits_affinity_to_one():
+    if not shutil.which("numactl"):  # often not installed; .ci/run installs it and sets REQUIRE_NUMACTL=1
+        if os.environ.get("REQUIRE_NUMACTL") == "1":
+            pytest.fail("REQUIRE_NUMACTL=1 but numactl is not installed")
+        pytest.skip("numactl not installed")
     out = report(prefix=("numactl", "--physcpubind=0"))
     assert "usable (affinity):        1" in out
 
@@ -127,10 +131,14 @@ def test_dataloader_workers_get_one_thread_main_keeps_its_own(method):
     assert "worker 1 built items with 1 thread(s)" in out
 
 
+def _new_os_threads(out: str, how: str) -> int:
+    return int(re.search(rf"^3 Python threads running matmuls with {re.escape(how)}: (\d+) more OS threads", out, re.M).group(1))
+
+
 def test_python_threads_need_init_num_threads_once_they_ran_torch():
     default = fresh_default_threads()
     asked = default + 1
-    result = run("thread_budget_python_threads", "--threads", str(asked))
+    result = run("thread_budget_python_threads", "--threads", str(asked), "--without-init")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert f"main thread set {asked}, reports {asked}" in out
@@ -138,13 +146,37 @@ def test_python_threads_need_init_num_threads_once_they_ran_torch():
     assert f"thread started before the call, after set_num_threads: {default}" in out
     assert f"thread started before the call, after init_num_threads: {asked}" in out
     assert f"thread started after the call: {asked}" in out
+    if sys.platform.startswith("linux"):
+        # each of K=3 Python threads brings its own team of M=2: the process gains K x M OS threads
+        assert _new_os_threads(out, "set_num_threads(2) and init_num_threads()") == 3 * 2
+        # without init_num_threads() a thread's matmuls (MKL) ignore set_num_threads(1): the
+        # OpenMP default of one thread per core, as the page says
+        assert _new_os_threads(out, "set_num_threads(1), without init_num_threads()") == 3 * default
+    else:
+        assert "SKIP: counting OS threads needs Linux's /proc" in out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads in /proc/self/task")
+def test_each_python_thread_gets_its_own_team_of_the_set_size():
+    """K x M, counted in this process on other sizes (the count is of threads, not cores, so a
+    team of 3 exists on a 1-core machine too); the count is restored afterwards."""
+    import torch
+    snippet = load_snippet("thread_budget_python_threads")
+    previous = torch.get_num_threads()
+    try:
+        assert snippet.new_os_threads(2, 3) >= 2 * 3
+        assert snippet.new_os_threads(4, 1) == 4  # set_num_threads(1): no team, the thread alone
+    finally:
+        torch.set_num_threads(previous)
 
 
 def test_bad_arguments_are_refused():
     for name, args in [("thread_budget_report", ["--processes", "0"]),
                        ("thread_budget_processes", ["--start-method", "nope"]),
                        ("thread_budget_dataloader_workers", ["--workers", "-1"]),
-                       ("thread_budget_python_threads", ["--threads", "0"])]:
+                       ("thread_budget_python_threads", ["--threads", "0"]),
+                       ("thread_budget_python_threads", ["--python-threads", "0"]),
+                       ("thread_budget_python_threads", ["--team", "65"])]:
         result = run_here(name, *args)
         assert result.returncode != 0
         assert "error:" in result.stderr

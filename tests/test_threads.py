@@ -84,7 +84,7 @@ def test_parallel_info_reports_the_cores_and_torch_default():
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs Linux affinity")
 def test_parallel_info_under_taskset_sees_one_core():
-    result, _ = run_isolated("threads_parallel_info")  # taskset to one CPU, OMP_NUM_THREADS=1
+    result, _ = run_isolated("threads_parallel_info")  # taskset to one CPU, no thread variables
     assert result.returncode == 0, result.stderr
     assert "usable: 1" in result.stdout
     assert "suggested intra-op threads: 1; torch default: 1" in result.stdout

@@ -1,4 +1,5 @@
 """docs/torch-compile.md: every compile runs in a snippet's own process (never in pytest), once."""
+import os
 import re
 
 from tests.snippets import run, run_here, run_shared
@@ -9,7 +10,15 @@ def test_compiled_output_matches_eager_and_both_are_timed():
     assert "outputs match eager: True" in out
     assert re.search(r"compiled \d+\.\d s \(compile time\)", out)
     assert re.search(r"steady state, batch 64, \d+ thread\(s\): eager [\d.]+ us, compiled [\d.]+ us, "
-                     r"speed-up [\d.]+x", out)
+                     r"speed-up [\d.]+x; with freezing [\d.]+ us, speed-up [\d.]+x", out)
+
+
+def test_compile_time_shown_is_a_cold_compile():
+    """The session sets one TORCHINDUCTOR_CACHE_DIR for every snippet (tests/conftest.py); the
+    compile time on the page must still be a cold compile, in a fresh empty cache of its own."""
+    assert os.environ.get("TORCHINDUCTOR_CACHE_DIR")  # the warm cache the snippet must not use
+    out = run_shared("compile_speedup_small_mlp").stdout
+    assert "compile cache: a fresh empty folder (the compile time below is a cold compile)" in out
 
 
 def test_bad_batch_is_refused_before_compiling():
@@ -23,6 +32,7 @@ def test_recompile_counts_default_static_dynamic():
     assert "default (dynamic=None) compiled 2 graph(s) for 5 shapes" in " ".join(out.split())
     assert "dynamic=False compiled 5 graph(s) for 5 shapes" in " ".join(out.split())
     assert "dynamic=True compiled 1 graph(s) for 5 shapes" in " ".join(out.split())
+    assert "dynamic=True, batch 1 too compiled 2 graph(s) for 6 shapes" in " ".join(out.split())
     assert "every compiled output matched eager" in out
 
 

@@ -29,9 +29,10 @@ def run(session) -> None:
                 model(x)
         session.time(group, name, forward, baseline=name.startswith("autograd"), items=batch,
                      params={"batch_size": batch})
-    group = "memory kept for backward by one forward"
+    group = "activation memory kept for backward by one forward"
     for name, context in contexts.items():
-        # Deterministic: bytes of tensors autograd saves (0 when nothing is recorded).
+        # Deterministic: bytes of the activations autograd saves, parameters excluded (0 when
+        # nothing is recorded).
         session.record(group, name, modes.saved_bytes(model, x, context) / 2**20, "MiB",
                        baseline=name.startswith("autograd"), params={"batch_size": batch})
 

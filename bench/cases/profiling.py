@@ -45,3 +45,28 @@ def run(session) -> None:
     session.time(group, "per-sample metrics with .item() (before)", lambda: train(True), baseline=True, items=steps,
                  params=sizes)
     session.time(group, "vectorised metrics (after)", lambda: train(False), items=steps, params=sizes)
+
+    # Denormals: an MLP whose dead hidden units' weights weight decay shrank below float32's
+    # smallest normal number, as is and with flush-to-zero; the same MLP undecayed for scale.
+    den = load_snippet("profiling_denormals")
+    fresh = den.make_model().eval()
+    decayed = den.make_model().eval()
+    decayed.load_state_dict(fresh.state_dict())
+    den.decay_dead_units(decayed, 0.5)
+    x = torch.randn(64, 256)
+    params = {"batch_size": 64, "denormal_weight_share": round(den.denormal_share(decayed), 3)}
+
+    def forward(model):
+        def fn():
+            with torch.inference_mode():
+                model(x)
+        return fn
+
+    group = "MLP with weights decayed into denormals, 1 thread"
+    session.time(group, "denormal weights, default", forward(decayed), baseline=True, params=params)
+    torch.set_flush_denormal(True)  # the calling thread, which runs the 1-thread timings
+    try:
+        session.time(group, "denormal weights, set_flush_denormal(True)", forward(decayed), params=params)
+    finally:
+        torch.set_flush_denormal(False)
+    session.time(group, "weights not decayed (no denormals)", forward(fresh), params=params)

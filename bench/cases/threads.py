@@ -1,4 +1,5 @@
-"""Intra-op threads: 1, all usable cores, then one and twice as many as cores (oversubscription)."""
+"""Intra-op threads: 1, all usable cores, then one and twice as many as cores (oversubscription);
+a compute-bound matmul and MLP beside a memory-bound elementwise add."""
 
 import torch
 
@@ -30,8 +31,14 @@ def run(session) -> None:
     for label, n in (("1 thread", 1), ("all cores", usable), ("all cores plus 1", usable + 1),
                      ("2 x all cores", 2 * usable)):
         counts.setdefault(n, label)
+    # Memory-bound: three float32 tensors far larger than the caches (3 x 64 MiB in full mode),
+    # into a preallocated output so that page faults of a fresh 64 MiB result are not timed.
+    elements = session.pick(1 << 20, 1 << 24)
+    u, v, out = torch.randn(elements), torch.randn(elements), torch.empty(elements)
     cases = [("square matmul", lambda: a @ a, None, {"size": size}),
-             ("MLP forward", forward, batch, {"batch_size": batch})]
+             ("MLP forward", forward, batch, {"batch_size": batch}),
+             ("large elementwise add", lambda: torch.add(u, v, out=out), None,
+              {"elements": elements, "mib_moved": 3 * 4 * elements / 2**20})]
     for group, fn, items, sizes in cases:
         for n, label in counts.items():
             session.time(group, label, fn, num_threads=n, baseline=n == 1, items=items,

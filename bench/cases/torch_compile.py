@@ -1,10 +1,13 @@
-"""torch.compile (inductor) on CPU: steady-state speed, compile time, and where it does not pay."""
+"""torch.compile (inductor) on CPU: steady-state speed, compile time, the inference settings
+(freezing, cpp_wrapper, max-autotune), and where it does not pay."""
 import os
 import tempfile
 import time
 
 import torch
 import torch._inductor.config
+
+from bench.core import num_threads
 
 TITLE = "torch.compile"
 ORDER = 80
@@ -30,6 +33,15 @@ def first_call(fn, x) -> float:
     with torch.inference_mode():
         fn(x)
     return time.perf_counter() - start
+
+
+def compiled_with(model, x, settings: dict, mode: str | None = None):
+    """model compiled afresh under inductor settings, its first call made under them."""
+    torch._dynamo.reset()
+    compiled = torch.compile(model, mode=mode)
+    with torch._inductor.config.patch(settings), torch.inference_mode():
+        compiled(x)
+    return compiled
 
 
 def run(session):
@@ -69,6 +81,30 @@ def _run(session, threads):
                      params=sizes)
         session.time(group, "torch.compile (inductor)", lambda: compiled(x), num_threads=threads, items=batch,
                      params=sizes)
+    # The settings for inference, at one thread, where a small difference is measurable on a
+    # busy machine. freezing: weights become constants, so Inductor folds them and prepacks them
+    # for MKL/oneDNN; cpp_wrapper: the calling code is C++ instead of Python; max-autotune: times
+    # candidate GEMM kernels (C++ templates against MKL) while compiling. Each is compiled at the
+    # one thread it is timed at. Quick mode leaves them out: four more compiles are longer than
+    # its budget.
+    variants = [] if session.quick else [
+        ("torch.compile (inductor)", {}, None),
+        ("torch.compile, freezing", {"freezing": True}, None),
+        ("torch.compile, freezing + cpp_wrapper", {"freezing": True, "cpp_wrapper": True}, None),
+        ("torch.compile, max-autotune + freezing", {"freezing": True}, "max-autotune")]
+    group = "steady state, MLP, 1 thread"
+    if variants:
+        with torch.inference_mode():
+            session.time(group, "eager", lambda: model(x), num_threads=1, baseline=True, items=batch, params=sizes)
+    for label, settings, mode in variants:
+        with num_threads(1):
+            tuned = compiled_with(model, x, settings, mode)
+        with torch.inference_mode():
+            assert torch.allclose(tuned(x), model(x), rtol=1e-4, atol=1e-5)
+            session.time(group, label, lambda: tuned(x), num_threads=1, items=batch,
+                         params={**sizes, "settings": settings, "mode": mode or "default"})
+    torch._dynamo.reset()
+    with torch.inference_mode():
 
         # Where compiling loses: nothing to fuse (one big matmul is already an MKL/oneDNN call) ...
         n = session.pick(512, 1024)
@@ -81,11 +117,18 @@ def _run(session, threads):
         session.time(group, "torch.compile (inductor)", lambda: compiled_linear(big), num_threads=threads,
                      params={"size": n})
 
-        # ... or a call so small that guard checks and the wrapper cost more than the work.
-        tiny = torch.nn.Linear(16, 4).eval()
-        one = torch.randn(1, 16)
-        compiled_tiny = torch.compile(tiny)
-        assert torch.allclose(compiled_tiny(one), tiny(one), rtol=1e-4, atol=1e-5)
-        group = "tiny Linear(16, 4), batch 1, 1 thread"
+    # ... or a call so small that guard checks and the wrapper cost more than the work,
+    # compiled at the one thread it is timed at. cpp_wrapper cuts the wrapper's share.
+    tiny = torch.nn.Linear(16, 4).eval()
+    one = torch.randn(1, 16)
+    group = "tiny Linear(16, 4), batch 1, 1 thread"
+    tiny_variants = [("torch.compile (inductor)", {})] + ([] if session.quick else [
+        ("torch.compile, cpp_wrapper", {"cpp_wrapper": True})])
+    with torch.inference_mode():
         session.time(group, "eager", lambda: tiny(one), num_threads=1, baseline=True)
-        session.time(group, "torch.compile (inductor)", lambda: compiled_tiny(one), num_threads=1)
+    for label, settings in tiny_variants:
+        with num_threads(1):
+            fn = compiled_with(tiny, one, settings)
+        with torch.inference_mode():
+            assert torch.allclose(fn(one), tiny(one), rtol=1e-4, atol=1e-5)
+            session.time(group, label, lambda: fn(one), num_threads=1)
