@@ -141,8 +141,10 @@ def plot(references: list[dict], technique: str, theme: str, path: Path) -> None
                     ratio = row.get("ratio")
                     if ratio:
                         ax.barh(pos, ratio, height=bar, color=colors["machines"][m])
-                    ax.text(ratio or (min(ratios) if log else 0), pos, f" {fmt_ratio(ratio) if ratio else 'n/a'}",
-                            va="center", fontsize=7, color=colors["text"])
+                    # A ratio that rounds to 0.00× says nothing: show the measured value instead.
+                    text = fmt_ratio(ratio) if ratio and ratio >= 0.01 else fmt_value(row["median"], row["unit"])
+                    ax.text(ratio or (min(ratios) if log else 0), pos, f" {text}", va="center", fontsize=7,
+                            color=colors["text"])
             ax.set_yticks(range(len(labels)), [textwrap.fill(label, 34) for label in labels])
             ax.invert_yaxis()
             ax.axvline(1.0, color=colors["text"], linewidth=0.8, linestyle="--")
