@@ -108,6 +108,13 @@ class Session:
         return row
 
 
+def summarise(values: list[float]) -> tuple[float, float | None]:
+    """Median and IQR of repeated samples of any unit, computed as torch.utils.benchmark computes
+    them for timings (the one formula in the benchmark); one sample has no spread."""
+    m = Measurement(number_per_run=1, raw_times=list(values), task_spec=TaskSpec(stmt="", setup=""))
+    return m.median, (m.iqr if len(values) > 1 else None)
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 

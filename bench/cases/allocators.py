@@ -3,22 +3,14 @@ snippets/allocators_ld_preload.py, each run in a fresh process; median and IQR o
 Two workloads: small inference calls of varying shapes, and training steps of pytorch/examples'
 MNIST CNN, where jemalloc is also run with the MALLOC_CONF settings the snippet names.
 """
-import statistics
 from concurrent.futures import ThreadPoolExecutor
 
-from bench.core import load_snippet
+from bench.core import load_snippet, summarise
 from bench.machine import usable_cores
 
 TITLE = "Memory allocators"
 ORDER = 120
 WHEN = 'Loops that allocate a lot: tcmalloc, or jemalloc with its decay off (MALLOC_CONF); measure.'  # Home's headline table: when the technique applies
-
-
-def iqr(values: list[float]) -> float | None:
-    if len(values) < 2:
-        return None
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    return q[2] - q[0]
 
 
 def run(session) -> None:
@@ -62,5 +54,6 @@ def run(session) -> None:
             params["MALLOC_CONF"] = conf
         if group == groups["train"]:
             params["steps_per_epoch"] = steps
-        session.record(group, label, statistics.median(values), unit, baseline=path is None,
-                       spread=iqr(values), runs=runs, params=params)
+        median, spread = summarise(values)
+        session.record(group, label, median, unit, baseline=path is None, spread=spread, runs=runs,
+                       params=params)
