@@ -39,6 +39,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.update_reference:
         if args.quick or args.only:
             parser.error("--update-reference needs a full run of every technique (no --quick, no --only)")
+        missing = missing_allocators()
+        if missing:  # CI measures their rows: a reference without them fails the row-id test there
+            parser.error(f"--update-reference needs every allocator the benchmark compares; install "
+                         f"{' and '.join(missing)} (Debian: apt install libjemalloc2 libtcmalloc-minimal4)")
         args.out = None  # named after the machine's kind, once torch can tell it
     elif args.out.resolve().parent == REFERENCES.resolve():
         parser.error(f"{args.out} is in the committed references; use --update-reference to write one")
@@ -47,6 +51,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     elif args.out.parent and not args.out.parent.exists():
         parser.error(f"folder {args.out.parent} does not exist")
     return args
+
+
+def missing_allocators() -> list[str]:
+    from bench.core import load_snippet
+    find = load_snippet("allocators_ld_preload").find
+    return [name for name in ("jemalloc", "tcmalloc") if not find(name, None)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,19 +10,7 @@ import tempfile
 from pathlib import Path
 
 # ISA flags worth naming on a CPU performance page, as spelled in /proc/cpuinfo.
-ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_bf16", "amx_tile")
-
-
-def _cpuinfo() -> dict[str, str]:
-    info: dict[str, str] = {}
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return info
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        info.setdefault(key.strip(), value.strip())
-    return info
+ISA_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_bf16", "amx_int8", "amx_tile")
 
 
 def physical_cores() -> int:
@@ -38,17 +26,19 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-# Four dependent adds per iteration, one cycle each: the loop runs at one iteration per 4 cycles.
+# Four dependent multiplies per iteration, three cycles each on every x86 core since 2011 (Intel
+# and AMD alike): the loop runs at one iteration per 12 cycles. Not adds: Golden Cove and later
+# Intel cores fold chains of add-immediate in the renamer, and such a loop read 14 GHz there.
 CLOCK_LOOP = r"""
 #include <stdio.h>
 #include <time.h>
 int main(void) {
-    struct timespec a, b; long x = 0, n = 400000000L;
+    struct timespec a, b; long x = 1, k = 3, n = 150000000L;
     clock_gettime(CLOCK_MONOTONIC, &a);
     for (long i = 0; i < n; i++)
-        __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
+        __asm__ volatile("imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0" : "+r"(x) : "r"(k));
     clock_gettime(CLOCK_MONOTONIC, &b);
-    printf("%f\n", 4.0 * n / ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9) / 1e6);
+    printf("%f\n", 12.0 * n / ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9) / 1e6);
     return 0;
 }
 """
@@ -56,7 +46,7 @@ int main(void) {
 
 @functools.cache
 def measured_mhz() -> float | None:
-    """The clock a busy core really runs at, from a dependent-add loop (x86 with a C compiler;
+    """The clock a busy core really runs at, from a dependent-multiply loop (x86 with a C compiler;
     else None). A VM's /proc/cpuinfo tends to report the base clock: 2596 MHz on the Zen 4
     reference, which this loop measures at about 3550 MHz, so a peak from cpuinfo is too low."""
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
@@ -73,21 +63,47 @@ def measured_mhz() -> float | None:
     return max(runs)  # the least disturbed run
 
 
-def peak_fp32_gflops(cores: int) -> float | None:
-    """Theoretical FP32 peak of this machine's cores at the measured clock, from the page's own
-    estimate (snippets/vectorise_matmul_gflops.py: FMA units per microarchitecture), or None."""
+@functools.cache
+def _peak_snippet() -> dict:
+    """The vectorise page's peak estimate (snippets/vectorise_matmul_gflops.py), the one place
+    that knows FMA units per microarchitecture and reads /proc/cpuinfo."""
     import runpy
-    snippet = Path(__file__).resolve().parents[1] / "snippets" / "vectorise_matmul_gflops.py"
-    return runpy.run_path(str(snippet))["estimated_peak_gflops"](cores, measured_mhz())
+    return runpy.run_path(str(Path(__file__).resolve().parents[1] / "snippets" / "vectorise_matmul_gflops.py"))
+
+
+def cpuinfo() -> dict[str, str]:
+    return _peak_snippet()["read_cpuinfo"]()
+
+
+@functools.cache
+def peaks(cores: int) -> tuple[dict[str, float], str] | None:
+    """({"fp32": GFLOP/s, "bf16": GFLOP/s, "int8": GOPS} for the precisions with a native path,
+    how the FMA units were found) for `cores` cores at the measured clock, or None (no
+    /proc/cpuinfo). Never "unknown" on x86 Linux: where the CPU model does not tell, a 1-thread
+    torch.mm probe decides between one and two FMA units."""
+    mhz = measured_mhz() or float(cpuinfo().get("cpu MHz", 0) or 0)
+    return _peak_snippet()["estimated_peaks"](cores, mhz, _one_thread_mm_gflops) if mhz else None
+
+
+@functools.cache
+def _one_thread_mm_gflops() -> float:
+    """The probe, once per process, so that every core count infers the same FMA units."""
+    return _peak_snippet()["mm_gflops"](512, 1, min_run_time=0.3)
+
+
+def peak_fp32_gflops(cores: int) -> float | None:
+    found = peaks(cores)
+    return found[0]["fp32"] if found else None
 
 
 def describe() -> dict:
     import torch  # here, not at the top: one_line() (the notebook, the pages) needs no torch
 
-    info = _cpuinfo()
+    info = cpuinfo()
     flags = set(info.get("flags", "").split())
     mhz = float(info.get("cpu MHz", 0) or 0)
     cores = physical_cores()
+    peak, basis = peaks(cores) or (None, None)
     return {
         "cpu_model": info.get("model name") or platform.processor() or platform.machine(),
         "vendor": info.get("vendor_id", ""),
@@ -101,7 +117,9 @@ def describe() -> dict:
         "measured_mhz": measured_mhz(),
         "isa": {flag: flag in flags for flag in ISA_FLAGS},
         "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
-        "peak_fp32_gflops": peak_fp32_gflops(cores),
+        "peak_fp32_gflops": peak["fp32"] if peak else None,
+        "peak_gflops": peak,  # per precision with a native path; int8 in GOPS
+        "peak_basis": basis,  # how the FMA units per core were found
         "os": platform.platform(),
         "python": platform.python_version(),
         "torch": torch.__version__,

@@ -54,7 +54,8 @@ def sizes_note(references: list[dict], ids: set[str]) -> str:
 
 
 def table(references: list[dict], technique: str) -> str:
-    """One narrow table per group: the variant, then per machine the ratio and the median."""
+    """One narrow table per group: the variant, then per machine the ratio over the median, so that
+    a column per CPU kind still fits a phone's screen."""
     heads = [kind_title(r["machine"]) for r in references]
     by_id = [rows_by_id(r) for r in references]
     out = []
@@ -69,7 +70,7 @@ def table(references: list[dict], technique: str) -> str:
             for rows in by_id:
                 row = rows.get(row_id)
                 cells.append("–" if row is None else
-                             f"**{fmt_ratio(row.get('ratio'))}** "
+                             f"**{fmt_ratio(row.get('ratio'))}**<br>"
                              f"<small>{fmt_value(row['median'], row['unit']).replace(' ', '&nbsp;')}</small>")
             base = any(rows.get(row_id, {}).get("baseline") for rows in by_id)
             out.append(f"| {label}{' (baseline)' if base else ''} | " + " | ".join(cells) + " |")
@@ -187,7 +188,12 @@ def machine_table(references: list[dict]) -> str:
         return ", ".join(k.upper() for k, v in m["isa"].items() if v) or "no AVX"
 
     def peak(m):
-        return f"{m['peak_fp32_gflops']:.0f} GFLOP/s" if m.get("peak_fp32_gflops") else "unknown"
+        peaks = m.get("peak_gflops") or {}
+        if not peaks:
+            return "unknown (no /proc/cpuinfo)"
+        basis = " (FMA units inferred)" if "inferred" in (m.get("peak_basis") or "") else ""
+        return "<br>".join(f"{p} {v:.0f}&nbsp;{'GOPS' if p == 'int8' else 'GFLOP/s'}{basis if p == 'fp32' else ''}"
+                           for p, v in peaks.items())
 
     def clock(m):
         measured = f", measured {m['measured_mhz']:.0f}" if m.get("measured_mhz") else ""
@@ -198,21 +204,23 @@ def machine_table(references: list[dict]) -> str:
               ("ISA flags", lambda r: isa(r["machine"])),
               ("torch CPU capability", lambda r: r["machine"]["torch_cpu_capability"]),
               ("Clock", lambda r: clock(r["machine"])),
-              ("Theoretical FP32 peak", lambda r: peak(r["machine"])),
+              ("Theoretical peak, native precisions", lambda r: peak(r["machine"])),
               ("torch / Python", lambda r: f"{r['machine']['torch']} / {r['machine']['python']}"),
               ("Run", lambda r: f"{r['mode']} mode, {r['created'][:10]}, {r['seconds']:.0f} s")]
     lines = ["| | " + " | ".join(kind_title(r["machine"]) for r in references) + " |",
              "|---|" + "---|" * len(references)]
     lines += [f"| {name} | " + " | ".join(get(r) for r in references) + " |" for name, get in fields]
-    return "\n".join(lines) + "\n"
+    notes = [f"- **{kind_title(r['machine'])}**: {r['notes']}" for r in references if r.get("notes")]
+    return "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 
 def headline(references: list[dict]) -> str:
     """Home's table: per technique, the best speed-up each machine measured (and which variant),
     and when the technique applies. Durations and throughputs only: sizes and fractions of peak
     are not speed-ups."""
-    lines = ["| Technique | " + " | ".join(kind_title(r["machine"]) for r in references) + " | When it applies |",
-             "|---|" + "---|" * len(references) + "---|"]
+    # When it applies goes under the technique's name: one more column per CPU kind still fits a phone.
+    lines = ["| Technique, and when it applies | " + " | ".join(kind_title(r["machine"]) for r in references) + " |",
+             "|---|" + "---|" * len(references)]
     conditions = when()
     for technique, title in techniques().items():
         cells = []
@@ -220,9 +228,9 @@ def headline(references: list[dict]) -> str:
             rows = [r for r in ref["results"] if r["technique"] == technique and not r["baseline"]
                     and r.get("ratio") and r["unit"] in ("s", "samples/s")]
             best = max(rows, key=lambda r: r["ratio"], default=None)
-            cells.append("–" if best is None else f"**{fmt_ratio(best['ratio'])}** <small>{best['label']}</small>")
+            cells.append("–" if best is None else f"**{fmt_ratio(best['ratio'])}**<br><small>{best['label']}</small>")
         page = technique.replace("_", "-") + ".md"
-        lines.append(f"| [{title}]({page}) | " + " | ".join(cells) + f" | {conditions[technique]} |")
+        lines.append(f"| [{title}]({page})<br><small>{conditions[technique]}</small> | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -644,6 +644,39 @@ def test_plan_reads_on_a_phone(browser, site_url):
         context.close()
 
 
+TABLES_ON_A_PHONE_JS = """() => {
+    // Every table a reader can reach: collapsed blocks opened, each tab of a tab set shown in turn.
+    document.querySelectorAll('.md-content details').forEach(d => d.open = true);
+    const width = document.documentElement.clientWidth, wide = [];
+    const check = () => document.querySelectorAll('.md-content table').forEach((t, i) => {
+        const r = t.getBoundingClientRect();
+        if (r.width > 0 && (t.scrollWidth > t.clientWidth + 1 || r.right > width + 1 || r.left < -1))
+            wide.push({table: i, heading: t.rows[0].innerText.replace(/\\s+/g, ' ').slice(0, 60),
+                       width: Math.max(t.scrollWidth, Math.round(r.width)), right: Math.round(r.right)});
+    });
+    check();
+    document.querySelectorAll('.md-content .tabbed-set > input').forEach(input => { input.checked = true; check(); });
+    return {page: document.documentElement.scrollWidth, width, wide};
+}"""
+PHONE = {"width": 390, "height": 844}
+
+
+def test_every_table_fits_a_phone(browser, site_url):
+    """At 390 px (a common phone) no table is cut off at the right edge or scrolls sideways, with
+    a column per reference CPU kind: Home's headline, the results tables, the machine table."""
+    context = _new_context(browser, viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        phone = Tab(context, site_url)
+        problems = {}
+        for page_url in PAGES:
+            found = phone.open(page_url).evaluate(TABLES_ON_A_PHONE_JS)
+            if found["wide"] or found["page"] > PHONE["width"]:
+                problems[page_url] = found
+        assert not problems, f"tables wider than a {PHONE['width']}-px screen: {problems}"
+    finally:
+        context.close()
+
+
 # --- the 404 page --------------------------------------------------------------------------------
 
 def test_404_page_is_styled_and_leads_home(browser, built_site, tmp_path):

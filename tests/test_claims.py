@@ -144,38 +144,48 @@ def _(m):
                for k in m.kinds())
 
 
-@claim("batching.md", "On both reference machines all cores beat one thread from batch 8 on")
+@claim("batching.md", "On every reference machine all cores beat one thread from batch 8 on")
 @claim("batching.md", "From batch 8 on, all cores beat one thread, by less than twice: two cores cannot do more.")
 def _(m):
     return all(1.05 < _threads_gain(m, k, model, size) < 2.0
                for k in m.kinds() for model in ("mlp", "cnn") for size in (8, 64))
 
 
-@claim("batching.md", "at batch 1 a second thread buys little or nothing (see")
-@claim("batching.md", "since at batch 1 a second thread buys little or nothing")
-@claim("batching.md", "At batch 1 a second thread buys little or nothing: the CNN's batch-1 time is shorter on one "
-                      "thread on both machines, and the MLP is at most about a quarter faster on all cores (the AVX2 "
-                      "machine's p50 latency; on Zen 4 the two are about even).")
+AMD_KINDS = ("avx2", "avx512-bf16")  # the AMD references' levels; the Intel Xeon's is "amx"
+
+
+@claim("batching.md", "At batch 1 it depends on the CPU: on the two AMD machines a second thread buys little or "
+                      "nothing, on the Intel Xeon it made the batch-1 MLP's p50 latency much shorter")
+@claim("batching.md", "On the AMD machines a second thread buys little or nothing: the CNN's batch-1 time is "
+                      "shorter on one thread, and the MLP is at most about a quarter faster on all cores (the AVX2 "
+                      "machine's p50 latency; on Zen 4 the two are about even). On the Intel Xeon both batch-1 models "
+                      "are faster on all cores, and the MLP's p50 latency is more than 1.4 times shorter.")
+@claim("batching.md", "costs little on the AMD machines, where at batch 1 a second thread buys little or nothing, "
+                      "and more on the Intel Xeon, where it cuts the batch-1 latency")
 def _(m):
-    return (all(_threads_gain(m, k, "cnn", 1) < 0.9 for k in m.kinds())
-            and all(_threads_gain(m, k, "mlp", 1) < 1.3 and m.ratio(k, BATCH_P50) < 1.35 for k in m.kinds())
+    return (all(_threads_gain(m, k, "cnn", 1) < 0.9 for k in m.kinds(*AMD_KINDS))
+            and all(_threads_gain(m, k, "mlp", 1) < 1.3 and m.ratio(k, BATCH_P50) < 1.35 for k in m.kinds(*AMD_KINDS))
             and all(1.1 < m.ratio(k, BATCH_P50) for k in m.kinds("avx2"))
-            and all(0.8 < m.ratio(k, BATCH_P50) < 1.2 for k in m.kinds("avx512-bf16")))
+            and all(0.8 < m.ratio(k, BATCH_P50) < 1.2 for k in m.kinds("avx512-bf16"))
+            and all(_threads_gain(m, k, "cnn", 1) > 1.05 and _threads_gain(m, k, "mlp", 1) > 1.2
+                    and m.ratio(k, BATCH_P50) > 1.4 for k in m.kinds("amx")))
 
 
 @claim("batching.md", "batching buys far more than threads. Batch 64 gives the MLP roughly ten times the samples per "
-                      "second of batch 1 on all cores, the CNN two to three times at its best batch size; on one "
-                      "thread the gains are smaller.")
+                      "second of batch 1 on all cores, the CNN two to three times at its best batch size. On one "
+                      "thread the gains are smaller on the AMD machines; on the Intel Xeon the MLP gains more on one "
+                      "thread, because there its batch 1 is the slow case.")
 def _(m):
     def best(k, model, where, sizes):
         return max(m.ratio(k, _batch(model, "samples-s", where, size)) for size in sizes)
     threads = max(_threads_gain(m, k, model, size) for k in m.kinds() for model in ("mlp", "cnn") for size in (1, 8, 64))
     return all(7 < m.ratio(k, _batch("mlp", "samples-s", "all-cores", 64)) < 13
                and 1.7 < best(k, "cnn", "all-cores", (2, 4, 8, 16, 32, 64)) < 3.6
-               and best(k, "mlp", "1-thread", (8, 64)) < best(k, "mlp", "all-cores", (8, 64))
-               and best(k, "cnn", "1-thread", (8, 64)) < best(k, "cnn", "all-cores", (8, 64))
                and m.ratio(k, _batch("mlp", "samples-s", "all-cores", 64)) > 3 * threads
-               for k in m.kinds())
+               for k in m.kinds()) and all(
+        best(k, "mlp", "1-thread", (8, 64)) < best(k, "mlp", "all-cores", (8, 64))
+        and best(k, "cnn", "1-thread", (8, 64)) < best(k, "cnn", "all-cores", (8, 64)) for k in m.kinds(*AMD_KINDS)) and all(
+        best(k, "mlp", "1-thread", (8, 64)) > best(k, "mlp", "all-cores", (8, 64)) for k in m.kinds("amx"))
 
 
 # thread-budgets.md (and the pages that cite its rows). The AVX2 reference withdrew these rows
@@ -189,25 +199,28 @@ BUDGET_SPLIT, BUDGET_OVER = "2-processes-x-1-thread", "2-processes-x-2-threads-o
 THREADS_MLP_ALL_CORES = "threads/mlp-forward/all-cores"
 
 
-@claim("thread-budgets.md", "On the Zen 4 machine, 2 processes × 1 thread are as fast as or a little faster than "
-                            "1 process × 2 threads, in both workloads")
+@claim("thread-budgets.md", "On the Zen 4 machine and on the Intel Xeon, 2 processes × 1 thread are as fast as or a "
+                            "little faster than 1 process × 2 threads, in both workloads")
 def _(m):
     # as fast or a little faster, within what 2 cores allow (the withdrawn AVX2 run showed 2.28x),
-    # and far ahead of the oversubscribed 2 x 2
+    # and ahead of the oversubscribed 2 x 2
     return all(0.95 < m.ratio(k, _budget(g, BUDGET_SPLIT)) < 1.5
-               and m.ratio(k, _budget(g, BUDGET_SPLIT)) > 2 * m.ratio(k, _budget(g, BUDGET_OVER))
+               and m.ratio(k, _budget(g, BUDGET_SPLIT)) > 1.4 * m.ratio(k, _budget(g, BUDGET_OVER))
                for g in BUDGET_GROUPS for k in m.having(_budget(g, BUDGET_SPLIT)))
 
 
-@claim("thread-budgets.md", "one two-thread process already runs an MLP's forward pass close to twice as fast as one thread")
-@claim("distributed.md", "a batch-256 MLP forward pass runs about twice as fast on 2 threads")
+@claim("thread-budgets.md", "one two-thread process already runs an MLP's forward pass 1.3 to 2 times as fast as one thread")
+@claim("distributed.md", "a batch-256 MLP forward pass runs 1.3 to 2 times as fast on 2 threads")
 def _(m):
-    return all(1.7 < m.ratio(k, THREADS_MLP_ALL_CORES) < 2.15 for k in m.kinds())
+    return all(1.25 < m.ratio(k, THREADS_MLP_ALL_CORES) < 2.15 for k in m.kinds())
 
 
-@claim("thread-budgets.md", "It runs at less than half the baseline's speed in both workloads")
+@claim("thread-budgets.md", "It runs well below the baseline's speed in both workloads, at a sixth to a third of it on "
+                            "Zen 4 and at a half to three quarters of it on the Intel Xeon")
 def _(m):
-    return all(m.ratio(k, _budget(g, BUDGET_OVER)) < 0.6 for g in BUDGET_GROUPS for k in m.having(_budget(g, BUDGET_OVER)))
+    over = [_budget(g, BUDGET_OVER) for g in BUDGET_GROUPS]
+    return (all(0.12 < m.ratio(k, r) < 0.4 for r in over for k in m.kinds("avx512-bf16"))
+            and all(0.5 < m.ratio(k, r) < 0.8 for r in over for k in m.kinds("amx")))
 
 
 @claim("thread-budgets.md", "several processes gain nothing over one process with all the threads (the matmul rows "
@@ -217,11 +230,11 @@ def _(m):
     return all(0.9 < m.ratio(k, matmul) < 1.12 and m.ratio(k, mlp) > m.ratio(k, matmul) for k in m.having(matmul))
 
 
-@claim("batching.md", "two such processes run small MLP batches at least as fast as one two-thread process, and more "
-                      "than twice as fast as two processes left at torch's default of one thread per core")
+@claim("batching.md", "two such processes run small MLP batches at least as fast as one two-thread process, and well "
+                      "ahead of two processes left at torch's default of one thread per core")
 def _(m):
     split, over = _budget("mlp-forward-batches", BUDGET_SPLIT), _budget("mlp-forward-batches", BUDGET_OVER)
-    return all(0.95 < m.ratio(k, split) < 2 and m.between(k, split, over) > 2 for k in m.having(split))
+    return all(0.95 < m.ratio(k, split) < 2 and m.between(k, split, over) > 1.4 for k in m.having(split))
 
 
 # distributed.md
@@ -234,7 +247,7 @@ def _(m):
     return all(m.ratio(k, DDP_SPLIT) < 0.8 for k in m.kinds())
 
 
-@claim("distributed.md", "On both 2-core machines DDP does not pay: 2 processes × 1 thread train at about half the "
+@claim("distributed.md", "On every 2-core reference machine DDP does not pay: 2 processes × 1 thread train at about half the "
                          "speed of one process with both threads or less, and the oversubscribed 2 × 2 at less than a fifth.")
 def _(m):
     return all(m.ratio(k, DDP_SPLIT) < 0.7 and m.ratio(k, DDP_OVER) < 0.2 for k in m.kinds())
@@ -255,18 +268,20 @@ ALLOC_RSS = "allocators/resident-memory-kept-after-the-workload-rss-growth/"
 ALLOC_TRAIN = "allocators/mnist-cnn-training-step-1-thread-fresh-process-per-run/"
 
 
-@claim("allocators.md", "jemalloc and tcmalloc were a little faster than glibc in both reference runs, by a few percent "
-                        "on the AVX2 machine (less than the spread between its runs) and by up to about a fifth on Zen 4.")
+@claim("allocators.md", "jemalloc and tcmalloc were a little faster than glibc in every reference run, by a few percent "
+                        "on the AVX2 machine (less than the spread between its runs) and by up to about a fifth on Zen 4 "
+                        "and on the Intel Xeon.")
 def _(m):
     def within_spread(k, label):  # the gain is smaller than the IQR of glibc's or its own runs
         row, base = m.row(k, ALLOC_INFER + label), m.row(k, ALLOC_INFER + "glibc-malloc")
         return abs(row["median"] - base["median"]) < max(row["spread"] or 0, base["spread"] or 0)
     return (all(1.0 < m.ratio(k, ALLOC_INFER + a) < 1.12 and within_spread(k, a)
                 for a in ("jemalloc", "tcmalloc") for k in m.kinds("avx2"))
-            and all(1.0 < m.ratio(k, ALLOC_INFER + a) < 1.35 for a in ("jemalloc", "tcmalloc") for k in m.kinds("avx512-bf16")))
+            and all(1.0 < m.ratio(k, ALLOC_INFER + a) < 1.35 for a in ("jemalloc", "tcmalloc")
+                    for k in m.kinds("avx512-bf16", "amx")))
 
 
-@claim("allocators.md", "both kept less resident memory than glibc on both machines, jemalloc the least")
+@claim("allocators.md", "both kept less resident memory than glibc on every reference machine, jemalloc the least")
 def _(m):
     return all(m.ratio(k, ALLOC_RSS + "tcmalloc") > 1.05 and m.ratio(k, ALLOC_RSS + "jemalloc") > m.ratio(k, ALLOC_RSS + "tcmalloc")
                for k in m.kinds())
@@ -290,7 +305,7 @@ def _(m):
 
 
 # index.md, "Start here"
-@claim("index.md", "more threads than cores buys nothing, and twice as many is slower, on both machines measured here")
+@claim("index.md", "more threads than cores buys nothing, and twice as many is slower, on every machine measured here")
 def _(m):
     def against_all_cores(k, group, label):
         return m.between(k, f"threads/{group}/{label}", f"threads/{group}/all-cores")
@@ -303,17 +318,20 @@ def _threads(m, k, group, label):
     return m.ratio(k, f"threads/{group}/{label}")
 
 
-@claim("threads.md", "on both machines the MLP forward and the matmul are about twice as fast on 2 threads as on 1")
+@claim("threads.md", "on the AMD machines the MLP forward and the matmul are about twice as fast on 2 threads as on 1; "
+                     "on the Intel Xeon the matmul is too, and the MLP forward gains less (1.3 to 1.7 times from run to run)")
 def _(m):
-    return all(1.6 < _threads(m, k, g, "all-cores") < 2.3 for k in m.kinds() for g in ("square-matmul", "mlp-forward"))
+    return (all(1.6 < _threads(m, k, g, "all-cores") < 2.3 for k in m.kinds(*AMD_KINDS) for g in ("square-matmul", "mlp-forward"))
+            and all(1.6 < _threads(m, k, "square-matmul", "all-cores") < 2.3
+                    and 1.25 < _threads(m, k, "mlp-forward", "all-cores") < 1.75 for k in m.kinds("amx")))
 
 
-@claim("threads.md", "on both 2-core machines 3 threads are no faster than 2 beyond run-to-run noise, 4 are slower "
-       "than 2, and the MLP at 4 threads gives back a good part of its gain")
+@claim("threads.md", "on every 2-core reference machine 3 threads are no faster than 2 beyond run-to-run noise, 4 are "
+       "slower than 2, and the MLP at 4 threads gives back a good part of its gain")
 def _(m):
     no_gain = all(_threads(m, k, g, "all-cores-plus-1") < 1.1 * _threads(m, k, g, "all-cores")
                   and _threads(m, k, g, "2-x-all-cores") < 0.97 * _threads(m, k, g, "all-cores")
-                  and _threads(m, k, g, "all-cores") > 1.5
+                  and _threads(m, k, g, "all-cores") > 1.25
                   for k in m.kinds() for g in ("square-matmul", "mlp-forward"))
     gives_back = all(_threads(m, k, "mlp-forward", "2-x-all-cores") - 1 < 0.75 * (_threads(m, k, "mlp-forward", "all-cores") - 1)
                      for k in m.kinds())
@@ -328,9 +346,8 @@ def _with_row(m, row_id):
 
 @claim("threads.md", "On the Zen 4 machine the second core speeds the large elementwise add up by much less than it speeds up the matmul")
 def _(m):
-    add = "threads/large-elementwise-add/all-cores"
-    return all(m.ratio(k, add) < 1.5 and m.ratio(k, add) < m.ratio(k, "threads/square-matmul/all-cores") - 0.3
-               for k in _with_row(m, add))
+    add, matmul = "threads/large-elementwise-add/all-cores", "threads/square-matmul/all-cores"
+    return all(m.ratio(k, add) < 1.5 and m.ratio(k, add) < m.ratio(k, matmul) - 0.3 for k in m.kinds("avx512-bf16"))
 
 
 @claim("corrections.md", "`torch.set_num_threads(4)` is obeyed and runs slower")
@@ -339,35 +356,49 @@ def _(m):
                for g in ("square-matmul", "mlp-forward"))
 
 
-@claim("threads.md", "in [Thread budgets across processes](thread-budgets.md) they run at less than half the speed")
+@claim("threads.md", "in [Thread budgets across processes](thread-budgets.md) they run at a sixth to three quarters of the speed")
 def _(m):
     rows = [f"thread_budgets/{g}/2-processes-x-2-threads-oversubscribed" for g in ("mlp-forward-batches", "square-matmuls")]
-    return all(m.ratio(k, r) < 0.5 for r in rows for k in _with_row(m, r))
+    return all(0.12 < m.ratio(k, r) < 0.8 for r in rows for k in _with_row(m, r))
 
 
-@claim("threads.md", "in [Batching](batching.md) the batch-1 CNN is faster on 1 thread than on both cores, and the batch-1 MLP gains little")
+@claim("threads.md", "in [Batching](batching.md) the batch-1 CNN is faster on 1 thread than on both cores on the AMD "
+                     "machines, and the batch-1 MLP gains little there. The Intel Xeon is the exception, where both "
+                     "gain from the second core")
 def _(m):
-    cnn = all(m.median(k, "batching/cnn-2-conv-1-linear-time-per-batch-1-thread/batch-1")
-              < m.median(k, "batching/cnn-2-conv-1-linear-time-per-batch-all-cores/batch-1") for k in m.kinds())
-    mlp = all(0.85 < m.ratio(k, "batching/mlp-batch-1-p50-latency-per-request/all-cores") < 1.4 for k in m.kinds())
-    return cnn and mlp
+    cnn_1t, cnn_all = (f"batching/cnn-2-conv-1-linear-time-per-batch-{w}/batch-1" for w in ("1-thread", "all-cores"))
+    amd = all(m.median(k, cnn_1t) < m.median(k, cnn_all)
+              and 0.85 < m.ratio(k, BATCH_P50) < 1.4 for k in m.kinds(*AMD_KINDS))
+    intel = all(m.median(k, cnn_all) < m.median(k, cnn_1t) and m.ratio(k, BATCH_P50) > 1.2 for k in m.kinds("amx"))
+    return amd and intel
 
 
 # profiling.md
 PROFILED = "profiling/training-steps-under-the-profiler-1-thread"
 
 
-@claim("profiling.md", "the profiler makes them take more than one and a half times as long on both machines (nearly three times on the AVX2 one), and more than three times as long with shapes and stacks")
+@claim("profiling.md", "the profiler makes them take more than one and a half times as long on every reference machine (nearly three times on the AVX2 one), and more than three times as long with shapes and stacks")
 def _(m):
     return (all(m.ratio(k, f"{PROFILED}/profile-activities-cpu") < 1 / 1.5 for k in m.kinds())
             and all(m.ratio(k, f"{PROFILED}/profile-activities-cpu") < 1 / 2.3 for k in m.kinds("avx2"))
             and all(m.ratio(k, f"{PROFILED}/record-shapes-with-stack") < 1 / 3 for k in m.kinds()))
 
 
-@claim("profiling.md", "on both machines the step is about four times faster without the per-sample loop")
+@claim("profiling.md", "on every reference machine the step is four to six times faster without the per-sample loop")
 def _(m):
-    return all(3.2 < m.ratio(k, "profiling/the-bottleneck-the-profile-found-1-thread/vectorised-metrics-after") < 6
+    return all(3.5 < m.ratio(k, "profiling/the-bottleneck-the-profile-found-1-thread/vectorised-metrics-after") < 7
                for k in m.kinds())
+
+
+DENORMAL = "profiling/mlp-with-weights-decayed-into-denormals-1-thread"
+
+
+@claim("profiling.md", "The Intel Xeon is one: there the denormal weights made the forward pass about forty times "
+                       "slower, and flushing gave all of it back.")
+def _(m):
+    return all(25 < m.ratio(k, f"{DENORMAL}/denormal-weights-set-flush-denormal-true") < 60
+               and 0.9 < m.between(k, f"{DENORMAL}/denormal-weights-set-flush-denormal-true",
+                                   f"{DENORMAL}/weights-not-decayed-no-denormals") < 1.1 for k in m.kinds("amx"))
 
 
 # avoid-computation.md (and the figure corrections.md repeats from it)
@@ -382,7 +413,7 @@ def _no_grad_costs_no_time(m):
                for label in ("torch-no-grad", "torch-inference-mode"))
 
 
-@claim("avoid-computation.md", "on both machines, `no_grad` and `inference_mode` change the forward time by less than a tenth, while freezing the backbone makes its forward+backward more than twice as fast")
+@claim("avoid-computation.md", "on every reference machine, `no_grad` and `inference_mode` change the forward time by less than a tenth, while freezing the backbone makes its forward+backward more than twice as fast")
 def _(m):
     return _no_grad_costs_no_time(m) and all(m.ratio(k, FROZEN) > 2.0 for k in m.kinds())
 
@@ -393,9 +424,9 @@ def _(m):
                           "features-cached-once-incl-caching") > 1.35 for k in m.kinds())
 
 
-@claim("avoid-computation.md", "building the constants once makes that case about four times faster")
+@claim("avoid-computation.md", "building the constants once makes that case four to six times faster")
 def _(m):
-    return all(3.2 < m.ratio(k, "avoid_computation/positional-table-causal-mask-1-thread/built-once-as-buffers") < 5.5
+    return all(3.5 < m.ratio(k, "avoid_computation/positional-table-causal-mask-1-thread/built-once-as-buffers") < 6
                for k in m.kinds())
 
 
@@ -427,7 +458,7 @@ def _(m):
                for k in m.kinds("avx512-bf16"))
 
 
-@claim("channels-last.md", "On both machines the two rows are about level with each other, so converting the model "
+@claim("channels-last.md", "On every reference machine the two rows are about level with each other, so converting the model "
        "is what counts")
 def _(m):
     level = all(0.9 < _cl(m, k, g) / _cl(m, k, g, "channels-last-model-nchw-input") < 1.1
@@ -444,6 +475,14 @@ def _(m):
                for k in m.kinds("avx512-bf16"))
 
 
+@claim("channels-last.md", "small images gain about a tenth, on one thread and on both cores; tiny images are a "
+       "little slower, by up to about a twentieth")
+def _(m):
+    return all(all(1.05 < _cl(m, k, f"small-images-{w}") < 1.2 and 0.93 < _cl(m, k, f"tiny-images-{w}") < 1.0
+                   for w in ("1-thread", "all-cores"))
+               for k in m.kinds("amx"))
+
+
 @claim("channels-last.md", "On the AVX2 machine tiny images gained the most of all groups at one thread")
 def _(m):
     return all(_cl(m, k, "tiny-images-1-thread") == max(_cl(m, k, g) for g in CL_GROUPS) for k in m.kinds("avx2"))
@@ -458,7 +497,15 @@ BF16_ROWS = [f"bfloat16/mlp-{what}-{where}/bf16-autocast" for what in ("inferenc
        "AVX512_BF16, runs it faster than fp32")
 def _(m):
     return (all(0.05 < m.ratio(k, r) < 0.2 for k in m.kinds("avx2") for r in BF16_ROWS)
-            and all(m.ratio(k, r) > 1.1 for k in m.kinds("avx512-bf16", "amx") for r in BF16_ROWS))
+            and all(m.ratio(k, r) > 1.1 for k in m.kinds("avx512-bf16") for r in BF16_ROWS))
+
+
+@claim("bfloat16.md", "on the Intel Xeon with AMX this small MLP gains little at one thread and loses on two")
+@claim("bfloat16.md", "this small MLP runs at 0.8 to 1.2 times fp32's speed: a gain at one thread, a loss on both cores")
+def _(m):
+    one, two = ([f"bfloat16/mlp-{w}-{t}/bf16-autocast" for w in ("inference", "training-step")] for t in ("1-thread", "all-cores"))
+    return all(1.0 < m.ratio(k, r) < 1.25 for r in one for k in m.kinds("amx")) and all(
+        0.75 < m.ratio(k, r) < 1.0 for r in two for k in m.kinds("amx"))
 
 
 @claim("bfloat16.md", "bf16 autocast runs at about a tenth of fp32's speed, for inference and for training, on one "
@@ -482,10 +529,13 @@ def _(m):
 VEC = "vectorise"
 
 
-@claim("vectorise.md", "On both reference machines `torch.mm` reaches more than two thirds of the estimated peak, on one thread and on two, and two threads do about twice the GFLOP/s of one")
+@claim("vectorise.md", "On the AMD reference machines `torch.mm` reaches more than two thirds of the estimated peak, on "
+       "one thread and on two; so does the Intel Xeon's, against a peak at its reported clock with the FMA units inferred")
+@claim("vectorise.md", "Everywhere two threads do about twice the GFLOP/s of one")
 def _(m):
-    fraction = all(0.67 < m.ratio(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-{w}/torch-mm-achieved") <= 1.0
-                   for k in m.kinds() for w in ("1-thread", "all-cores"))
+    def reached(k, w):
+        return m.ratio(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-{w}/torch-mm-achieved")
+    fraction = all(0.67 < reached(k, w) <= 1.0 for k in m.kinds() for w in ("1-thread", "all-cores"))
     twice = all(1.6 < m.median(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-all-cores/torch-mm-achieved")
                 / m.median(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-1-thread/torch-mm-achieved") < 2.3
                 for k in m.kinds())
@@ -513,9 +563,10 @@ TC_SETTINGS = ("torch-compile-freezing", "torch-compile-freezing-cpp-wrapper", "
 TC_TINY = "torch_compile/tiny-linear-16-4-batch-1-1-thread"
 
 
-@claim("torch-compile.md", "The compiled model's first call took about ten seconds on both machines.")
+@claim("torch-compile.md", "The compiled model's first call took ten to thirty seconds on the reference machines (the Intel Xeon the slowest).")
 def _(m):
-    return all(5 < m.median(k, TC_FIRST) < 25 for k in m.kinds())
+    return (all(7 < m.median(k, TC_FIRST) < 32 for k in m.kinds())
+            and max(m.kinds(), key=lambda k: m.median(k, TC_FIRST)) in m.kinds("amx"))
 
 
 @claim("torch-compile.md", "the compiled MLP is faster than eager in steady state at one thread by about a tenth "
@@ -608,7 +659,7 @@ def _(m):
                for k in m.kinds("avx512-bf16"))
 
 
-@claim("quantisation.md", "The deprecated FBGEMM path is the fastest int8 variant on both machines, eagerly.")
+@claim("quantisation.md", "The deprecated FBGEMM path is the fastest int8 variant on every reference machine, eagerly.")
 def _(m):
     return all(_q(m, k, w, Q_OLD) > max(_q(m, k, w, Q_DYN), _q(m, k, w, Q_WO), 1.3) for k in m.kinds() for w in WHERE)
 
@@ -622,34 +673,34 @@ def _dl(m, group, label):
     return [m.ratio(k, row) for k in _with_row(m, row)]
 
 
-@claim("data-loading.md", "a new loader every epoch loads a full epoch only about a tenth faster than no workers, and two persistent workers about a quarter faster, well short of the twice that two cores would allow")
+@claim("data-loading.md", "a new loader every epoch loads a full epoch only a tenth to a third faster than no workers, and two persistent workers a quarter to two fifths faster, well short of the twice that two cores would allow")
 def _(m):
-    return (all(0.97 < r < 1.3 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2"))
-            and all(1.12 < r < 1.5 for r in _dl(m, "cheap-transform-persistent-workers-true", "num-workers-2")))
+    return (all(1.05 < r < 1.4 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2"))
+            and all(1.2 < r < 1.45 for r in _dl(m, "cheap-transform-persistent-workers-true", "num-workers-2")))
 
 
-@claim("data-loading.md", "so two one-thread workers gain about a quarter, not twice. One worker gets half the threads of the main process and is slower than no workers.")
+@claim("data-loading.md", "so two one-thread workers gain a quarter to two thirds, not twice. One worker gets half the threads of the main process and is no faster than no workers.")
 def _(m):
     two = (_dl(m, "cpu-heavy-transform-new-dataloader-every-epoch", "num-workers-2")
            + _dl(m, "cpu-heavy-transform-persistent-workers-true", "num-workers-2"))
-    return (all(1.05 < r < 1.6 for r in two)
-            and all(r < 0.9 for r in _dl(m, "cpu-heavy-transform-persistent-workers-true", "num-workers-1")))
+    return (all(1.15 < r < 1.75 for r in two)
+            and all(r < 1.02 for r in _dl(m, "cpu-heavy-transform-persistent-workers-true", "num-workers-1")))
 
 
-@claim("data-loading.md", "the epoch takes one and a half to two times as long as with no workers at all")
+@claim("data-loading.md", "the epoch takes one and a sixth to two times as long as with no workers at all")
 def _(m):
-    return all(0.45 < r < 0.75 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2-spawn"))
+    return all(0.45 < r < 0.9 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2-spawn"))
 
 
-@claim("data-loading.md", "in the table, even the PIL-based cheap transform gains only a quarter with two persistent workers on two cores")
+@claim("data-loading.md", "in the table, even the PIL-based cheap transform gains only a quarter to two fifths with two persistent workers on two cores")
 def _(m):
     return all(1.1 < r < 1.5 for r in _dl(m, "cheap-transform-persistent-workers-true", "num-workers-2"))
 
 
-@claim("data-loading.md", "two workers on two cores load about a tenth faster than none, and under spawn they are slower than none")
+@claim("data-loading.md", "two workers on two cores load a tenth to a third faster than none, and under spawn they are slower than none")
 def _(m):
-    return (all(0.97 < r < 1.3 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2"))
-            and all(r < 0.85 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2-spawn")))
+    return (all(1.05 < r < 1.4 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2"))
+            and all(r < 0.9 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2-spawn")))
 
 
 # --- end of claims ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from bench.core import load_snippet
 
 TITLE = "bfloat16"
 ORDER = 70
-WHEN = "Only on CPUs with AVX512_BF16 or AMX (or Arm's bf16); far slower without."  # Home's headline table: when the technique applies
+WHEN = "Only on CPUs with AVX512_BF16 or AMX (or Arm's bf16), and not for every model there; far slower without."  # Home's headline table: when the technique applies
 
 
 def run(session) -> None:
