@@ -12,7 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from bench.cases import techniques, when
+from bench.cases import pages, techniques, when
 from bench.compare import fmt_ratio, fmt_value
 from bench.machine import kind_order, kind_title, one_line
 from bench.references import load_all, unmeasured
@@ -23,7 +23,10 @@ RESULTS_DIR = ROOT / "docs" / "results"
 THEMES = {"light": {"text": "#333333", "grid": "#cccccc", "machines": ["#e6550d", "#3182bd", "#31a354", "#756bb1"]},
           "dark": {"text": "#e0e0e0", "grid": "#555555", "machines": ["#fd8d3c", "#6baed6", "#74c476", "#9e9ac8"]}}
 # Parameters that describe the machine or the run, not the workload: not shown as "sizes".
-NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores", "runs", "requests"}
+NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores", "runs", "requests",
+             # the case study's per-row results, shown by step_details
+             "step", "tuned_path", "precision", "gflops", "share_of_peak", "top1_agreement_pct",
+             "max_abs_logit_diff", "p99_s", "compile_s"}
 
 
 def groups(references: list[dict], technique: str) -> dict[str, dict[str, str]]:
@@ -172,9 +175,116 @@ def plot(references: list[dict], technique: str, theme: str, path: Path) -> None
         plt.close(fig)
 
 
+def waterfall_groups(references: list[dict]) -> dict[str, list[str]]:
+    """{group: row ids in step order} for the groups whose rows are cumulative steps (params
+    "step"), the case study's regimes."""
+    found: dict[str, dict[str, int]] = {}
+    for ref in references:
+        for row in ref["results"]:
+            if "step" in row["params"]:
+                found.setdefault(row["group"], {})[row["id"]] = row["params"]["step"]
+    return {group: sorted(steps, key=steps.get) for group, steps in found.items()}
+
+
+def waterfall(references: list[dict], group: str, theme: str, path: Path) -> None:
+    """Each cumulative step's factor, one panel per machine that measured the group: a bar from
+    where the previous step left the speed-up to where this one takes it (log axis, so each bar's
+    length is the step's share of the total gain). A step left out of that machine's tuned path
+    (params "tuned_path" false: bf16 without native bf16, say) is drawn hollow beside the path, not
+    added to it: shown, not hidden."""
+    import math
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colors = THEMES[theme]
+    order = waterfall_groups(references)[group]
+    measured = [r for r in references if any(row["group"] == group for row in r["results"])]
+    with plt.rc_context({"svg.hashsalt": "fast-pytorch-cpu", "svg.fonttype": "path",
+                         "text.color": colors["text"], "axes.labelcolor": colors["text"],
+                         "xtick.color": colors["text"], "ytick.color": colors["text"],
+                         "axes.edgecolor": colors["grid"], "font.size": 9}):
+        fig, axes = plt.subplots(len(measured), 1, figsize=(7, 0.6 + 0.42 * len(order) * len(measured) + 0.6),
+                                 squeeze=False)
+        for ax, ref in zip(axes[:, 0], measured):
+            rows = rows_by_id(ref)
+            level, labels, highest = 1.0, [], 1.0
+            for y, row_id in enumerate(order):
+                row = rows.get(row_id)
+                labels.append(textwrap.fill(row["label"] if row else row_id.rsplit("/", 1)[1], 30))
+                if row is None or not row.get("ratio"):
+                    continue
+                on_path = row["params"].get("tuned_path", True)
+                new = row["ratio"] if on_path else level * row["ratio"] / _path_ratio(rows, order, y)
+                start, end = (level, new)
+                gain = end >= start
+                ax.barh(y, math.log10(end) - math.log10(start), left=math.log10(start), height=0.6,
+                        color=(colors["machines"][2] if gain else colors["machines"][0]) if on_path else "none",
+                        edgecolor=colors["text"] if not on_path else "none", hatch=None if on_path else "//")
+                step = end / start
+                ax.text(math.log10(max(start, end)), y, f" {fmt_ratio(step)}" + ("" if on_path else " (not taken)"),
+                        va="center", fontsize=7, color=colors["text"])
+                if on_path:
+                    level = new
+                highest = max(highest, start, end)
+            ax.set_yticks(range(len(order)), labels)
+            ax.invert_yaxis()
+            ticks = [t for t in (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500) if t <= highest * 1.5]
+            ax.set_xticks([math.log10(t) for t in ticks], [f"{t}×" for t in ticks])
+            ax.set_xlim(min(0, *(ax.get_xlim()[:1])), math.log10(highest) * 1.25 + 0.05)
+            ax.set_title(textwrap.fill(f"{kind_title(ref['machine'])}: {group}, total {fmt_ratio(level)}", 70),
+                         loc="left", fontsize=9, color=colors["text"])
+            ax.set_facecolor("none")
+            ax.grid(axis="x", color=colors["grid"], linewidth=0.5)
+            ax.set_axisbelow(True)
+        axes[-1, 0].set_xlabel("speed-up over the naive loop, log scale: each bar is one step's factor")
+        fig.patch.set_alpha(0)
+        fig.tight_layout()
+        fig.set_layout_engine(None)
+        fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
+        plt.close(fig)
+
+
+def _path_ratio(rows: dict, order: list[str], index: int) -> float:
+    """The ratio of the last step before order[index] that is on the tuned path (1.0 if none):
+    what a step left off the path was measured on top of."""
+    for row_id in reversed(order[:index]):
+        row = rows.get(row_id)
+        if row and row.get("ratio") and row["params"].get("tuned_path", True):
+            return row["ratio"]
+    return 1.0
+
+
+def step_details(references: list[dict], technique: str) -> str:
+    """For cumulative steps (the case study's throughput rows): GFLOP/s and share of the peak for
+    the step's precision, batch-1 p99, parity with fp32 eager and compile time, per machine."""
+    lines = []
+    for ref in references:
+        rows = [r for r in ref["results"] if r["technique"] == technique and "gflops" in r["params"]
+                and r["unit"] == "samples/s"]
+        if not rows:
+            continue
+        lines += [f"**{kind_title(ref['machine'])}**", "",
+                  "| Step | GFLOP/s (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |",
+                  "|---|---:|---:|---:|"]
+        for r in rows:
+            p = r["params"]
+            share = f" ({p['share_of_peak']:.0%} of {p['precision']})" if p.get("share_of_peak") else ""
+            compiled = f"<br><small>compiled in {p['compile_s']:.0f}&nbsp;s</small>" if p.get("compile_s") else ""
+            lines.append(f"| {r['label']}{compiled} | {p['gflops']:.0f}{share} | {fmt_value(p['p99_s'], 's')} | "
+                         f"{p['top1_agreement_pct']:.0f}%, {p['max_abs_logit_diff']:.1g} |")
+        lines.append("")
+    if not lines:
+        return ""
+    return ('??? info "Every step: GFLOP/s against the peak, p99 latency, parity and compile time"\n\n'
+            + "\n".join(("    " + line) if line else "" for line in lines) + "\n\n")
+
+
 def page_fragment(references: list[dict], technique: str) -> str:
     title = techniques().get(technique, technique)
     return (f"{table(references, technique)}\n"
+            + step_details(references, technique)
             # Each plot links to itself: on a phone, a tap opens it full size.
             + "".join(f"[![{title}: measured speed-ups on each machine]({RESULTS_DIR.name}/{technique}-{theme}.svg"
                       f"#only-{theme})]({RESULTS_DIR.name}/{technique}-{theme}.svg)\n" for theme in THEMES)
@@ -227,9 +337,11 @@ def headline(references: list[dict]) -> str:
         for ref in references:
             rows = [r for r in ref["results"] if r["technique"] == technique and not r["baseline"]
                     and r.get("ratio") and r["unit"] in ("s", "samples/s")]
+            if any("step" in r["params"] for r in rows):  # cumulative steps: the path taken, not a side row
+                rows = [r for r in rows if r["params"].get("tuned_path", True)]
             best = max(rows, key=lambda r: r["ratio"], default=None)
             cells.append("–" if best is None else f"**{fmt_ratio(best['ratio'])}**<br><small>{best['label']}</small>")
-        page = technique.replace("_", "-") + ".md"
+        page = pages()[technique]
         lines.append(f"| [{title}]({page})<br><small>{conditions[technique]}</small> | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -248,6 +360,11 @@ def render(references: list[dict], out: Path) -> list[Path]:
         for theme in THEMES:
             svg = out / f"{technique}-{theme}.svg"
             plot(references, technique, theme, svg)
+            written.append(svg)
+    for group, order in waterfall_groups(references).items():
+        for theme in THEMES:
+            svg = out / f"waterfall-{order[0].split('/')[1]}-{theme}.svg"  # the group's slug in its row ids
+            waterfall(references, group, theme, svg)
             written.append(svg)
     for name, text in (("machine.md", machine_table(references)), ("headline.md", headline(references))):
         (out / name).write_text(text)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.snippets import ROOT, SNIPPETS, RUN_CACHE_ENV, as_dict, as_result, clean_env, run, shared
+from tests.snippets import PAGE_ARGS, ROOT, SNIPPETS, RUN_CACHE_ENV, as_dict, as_result, clean_env, run, shared
 
 # $1 read-only folder (the snippets copy), $2 repo, $3/$4 overlay upper/work dirs, $5 the CPU,
 # then the command.
@@ -144,7 +144,7 @@ def run_isolated(name: str) -> tuple[subprocess.CompletedProcess, list[str]]:
     def isolated() -> dict:
         tmp = Path(tempfile.mkdtemp(prefix=f"isolated-{name}-", dir=os.environ[RUN_CACHE_ENV]))
         iso = Isolated(tmp)
-        return {**as_dict(iso.run(name)), "writes": iso.writes()}
+        return {**as_dict(iso.run(name, *PAGE_ARGS.get(name, ()))), "writes": iso.writes()}
 
     saved = shared(["isolated", name], isolated)
     return as_result(saved), saved["writes"]

@@ -46,6 +46,11 @@ def when() -> dict[str, str]:
     return {p.stem: _literals(p)["WHEN"] for p in sorted(FOLDER.glob("[!_]*.py"))}
 
 
+def pages() -> dict[str, str]:
+    """Every technique's page under docs/: its PAGE where it sets one, else its name with dashes."""
+    return {p.stem: _literals(p).get("PAGE", p.stem.replace("_", "-") + ".md") for p in sorted(FOLDER.glob("[!_]*.py"))}
+
+
 def load(name: str) -> ModuleType:
     """The case module itself (imports torch), for its run(session)."""
     return importlib.import_module(f"{__name__}.{name}")

@@ -1,0 +1,41 @@
+"""From naive to fast: ResNet-50 inference taken through the cumulative steps of
+snippets/case_study_resnet50_inference.py, measured side by side in one run, in two regimes:
+throughput at the best batch size, and batch-1 latency (p50; p99 in params). Quick mode runs the
+eager steps (1-4) at 64x64; full mode every step at 224x224, both compilations included.
+"""
+from bench import machine
+from bench.core import load_snippet
+
+TITLE = "From naive to fast"
+ORDER = 5
+PAGE = "naive-to-fast.md"
+WHEN = "Start here: the order of the steps on one real model, and how far each CPU gets."  # Home's headline table: when the technique applies
+
+THROUGHPUT = "ResNet-50 throughput, all cores"
+LATENCY = "ResNet-50 batch-1 latency p50, all cores"
+
+
+def label(step: str, index: int) -> str:
+    """'1 naive', ... as the page numbers them; the side row keeps its name."""
+    return f"{index} {step.replace('_', ' ')}" if index else f"{step} (side row)"
+
+
+def run(session) -> None:
+    case = load_snippet("case_study_resnet50_inference")
+    rows = case.measure_steps(quick=session.quick, log=lambda line: None)
+    cores = machine.usable_cores()
+    peaks = (machine.peaks(cores) or ({}, None))[0]
+    for row in [r for r in rows if r["run"]]:
+        index = case.STEPS.index(row["step"]) + 1 if row["step"] in case.STEPS else 0
+        peak = peaks.get(row["precision"])
+        params = {"step": index or 4.5,  # the side row (bf16 autocast on step 4) sits after step 4
+                  "tuned_path": bool(index), "precision": row["precision"], "batch": row["batch"],
+                  "size": row["size"], "gflops": row["gflops"],
+                  "share_of_peak": row["gflops"] / peak if peak else None,
+                  "top1_agreement_pct": row["top1_agreement_pct"],
+                  "max_abs_logit_diff": row["max_abs_logit_diff"], "p99_s": row["p99_s"],
+                  "compile_s": row["compile_s"], "num_threads": cores}
+        baseline = row["step"] == "naive"
+        session.record(THROUGHPUT, label(row["step"], index), row["images_per_s"], "samples/s",
+                       higher_is_better=True, baseline=baseline, params=params)
+        session.record(LATENCY, label(row["step"], index), row["p50_s"], "s", baseline=baseline, params=params)

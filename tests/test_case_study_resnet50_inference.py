@@ -1,0 +1,129 @@
+"""The ResNet-50 case study: every step is in the table (measured, or marked not run with its
+reason), each step's logits agree with fp32 eager, bad arguments get a usage message, and
+--steps picks the rows. Correctness only: no speed bound is asserted."""
+import re
+import runpy
+
+import pytest
+
+from tests.snippets import run_here, run_shared, snippet_path
+
+NAME = "case_study_resnet50_inference"
+STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16")
+FP32_EAGER = STEPS[:4]
+NUMBER = r"[\d.]+"
+MEASURED = rf"{NUMBER} +(?:{NUMBER}x|-) +(?:{NUMBER}x|-) +{NUMBER} +{NUMBER} +(?:{NUMBER}x|-) +{NUMBER}"
+
+
+def label(step: str) -> str:
+    return f"{STEPS.index(step) + 1} {step}" if step in STEPS else f"  {step} (side)"
+
+
+def table_row(out: str, step: str) -> str | None:
+    """What follows the step's label in the timing table (None: no such row)."""
+    table = out.split("\nstep ", 1)[1].split("\nparity on", 1)[0]
+    match = re.search(rf"^{re.escape(label(step))} +(.+)$", table, re.M)
+    return match and match.group(1)
+
+
+def parity_row(out: str, step: str) -> str | None:
+    match = re.search(rf"^  {re.escape(label(step))} +(.+)$", out.split("\nparity on", 1)[1], re.M)
+    return match and match.group(1)
+
+
+def agreement(out: str, step: str) -> tuple[float, float]:
+    match = re.fullmatch(r"([\d.]+)% +(\S+)", parity_row(out, step))
+    assert match, f"{step}: no parity numbers in {parity_row(out, step)!r}"
+    return float(match.group(1)), float(match.group(2))
+
+
+@pytest.fixture(scope="module")
+def quick() -> str:
+    return run_shared(NAME, "--quick").stdout
+
+
+def test_quick_run_prints_header_and_model_facts(quick):
+    assert re.search(r"^torch \S+, \d+ thread\(s\), CPU capability \w+, native bf16: (yes|no)$", quick, re.M)
+    assert "64x64 images, quick mode (--quick)" in quick
+    gflop = float(re.search(r"^GFLOP per image: ([\d.]+)$", quick, re.M).group(1))
+    assert 0.6 < gflop < 0.75  # 8.2 GFLOP at 224x224, scaled by (64/224)^2 for the convolutions
+    assert re.search(r"^denormal weights: 0\.000% of 25,557,032$", quick, re.M)
+    chosen = int(re.search(r"^batch size: (\d+) \(best of the sweep\)$", quick, re.M).group(1))
+    swept = re.search(r"^batch sweep \(step batching, images/s\): (.+)$", quick, re.M).group(1)
+    assert chosen in [int(part.split(":")[0]) for part in swept.split(", ")]
+    assert "parity on 16 inputs against fp32 eager" in quick
+
+
+def test_quick_run_has_every_step_measured_or_marked_not_run(quick):
+    """Quick mode measures the eager fp32 steps, the same rows on every CPU."""
+    for step in FP32_EAGER:
+        assert re.fullmatch(MEASURED, table_row(quick, step)), f"{step}: {table_row(quick, step)!r}"
+    for step in ("compile", "bf16"):
+        assert table_row(quick, step) == "not run in --quick"
+        assert parity_row(quick, step) == "not run in --quick"
+        assert re.search(rf"^compile time, {label(step)}: not run in --quick$", quick, re.M)
+    assert table_row(quick, "bf16 eager") == "not run in --quick"
+    naive = table_row(quick, "naive").split()
+    assert naive[1] == "1.00x" and naive[2] == "-" and naive[5] == "1.00x"  # naive against itself
+
+
+def test_every_step_agrees_with_fp32_eager(quick):
+    for step in FP32_EAGER:
+        agree, diff = agreement(quick, step)
+        assert agree >= 99.0, f"{step}: top-1 agreement {agree}%"
+        assert diff < 1e-3, f"{step}: max |logit difference| {diff}"  # fp32: rounding only
+    agree, diff = agreement(quick, "batching")
+    assert diff == 0.0  # the reference's very computation: batched fp32 eager
+    classes = int(re.search(r"^parity inputs: 16, in (\d+) classes by fp32 eager$", quick, re.M).group(1))
+    assert classes >= 4, "the parity inputs must not all be one class, or agreement proves nothing"
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--steps", "naive,warp"), "valid: naive, inference_mode, batching, channels_last, compile, bf16"),
+    (("--steps", ","), "--steps"),
+    (("--batch", "0"), "--batch must be between 1 and 256"),
+    (("--batch", "257"), "--batch must be between 1 and 256"),
+    (("--batch", "x"), "--batch"),
+    (("--size", "16"), "--size must be between 32 and 448"),
+    (("--batch", "256"), "leave naive out of --steps"),  # 256 images' autograd state at 224x224
+    (("--quick", "--no-such-option"), "--no-such-option"),
+])
+def test_bad_arguments_exit_2_with_a_message(args, message):
+    result = run_here(NAME, *args)
+    assert result.returncode == 2 and "usage:" in result.stderr and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_steps_selects_the_rows():
+    """A later step alone: it builds on the model itself, not on earlier rows."""
+    result = run_here(NAME, "--quick", "--size", "32", "--batch", "2", "--steps", "channels_last,bf16")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "batch sweep (step batching, images/s): skipped" in out and "batch size: 2 (--batch)" in out
+    for step in ("naive", "inference_mode", "batching", "compile"):
+        assert table_row(out, step) is None and parity_row(out, step) is None
+    row = table_row(out, "channels_last").split()
+    assert row[1] == "-" and row[2] == "-" and row[5] == "-"  # no naive or batching row to compare with
+    assert agreement(out, "channels_last")[0] >= 99.0
+    assert table_row(out, "bf16") == "not run in --quick"
+    assert table_row(out, "bf16 eager") == "not run in --quick"  # the side row comes with bf16
+    assert "compile time, 5 compile" not in out and "compile time, 6 bf16: not run in --quick" in out
+
+
+def test_measurements_are_importable_as_rows():
+    """What a benchmark module records: runpy without __main__ runs nothing, measure_steps returns
+    one dict per row."""
+    snippet = runpy.run_path(str(snippet_path(NAME)))
+    lines = []
+    rows = snippet["measure_steps"](["batching", "compile"], quick=True, batch=2, size=32, log=lines.append)
+    assert [r["step"] for r in rows] == ["batching", "compile"]
+    batching, compiled = rows
+    assert batching["run"] and batching["precision"] == "fp32" and batching["batch"] == 2
+    assert batching["images_per_s"] > 0 and 0 < batching["p50_s"] <= batching["p99_s"]
+    assert batching["gflops"] == pytest.approx(batching["images_per_s"] * batching["gflop_per_image"])
+    assert batching["top1_agreement_pct"] == 100.0 and batching["max_abs_logit_diff"] == 0.0
+    assert batching["compile_s"] is None
+    assert not compiled["run"] and compiled["reason"] == "not run in --quick" and compiled["images_per_s"] is None
+    assert {"step", "images_per_s", "p50_s", "p99_s", "gflops", "top1_agreement_pct", "max_abs_logit_diff",
+            "precision", "batch", "compile_s", "run"} <= set(batching)
+    assert lines[0].startswith("torch ") and "batch size: 2 (--batch)" in lines
