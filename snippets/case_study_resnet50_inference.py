@@ -17,9 +17,10 @@ import torch.nn.functional as F
 from torch.utils.benchmark import Timer
 from torch.utils.flop_counter import FlopCounterMode
 
-STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16")
+STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16", "int8")
+COMPILED = ("compile", "bf16", "int8")
 BF16_EAGER = "bf16 eager"  # a side row: bf16 autocast on step 4, not on the cumulative path
-FULL = {"size": 224, "sweep": (1, 4, 8, 16, 32), "latency_calls": 50, "parity_items": 64, "seconds": 1.0}
+FULL = {"size": 224, "sweep": (1, 4, 8, 16, 32), "latency_calls": 50, "parity_items": 64, "seconds": 2.0}
 QUICK = {"size": 64, "sweep": (1, 4, 16), "latency_calls": 20, "parity_items": 16, "seconds": 0.2}
 NAIVE_MAX_PIXELS = 64 * 224 * 224  # batch x size^2: the naive step keeps ~130 MB of autograd state per 224x224 image
 
@@ -171,6 +172,36 @@ def native_bf16() -> bool:
 # --8<-- [end:bf16]
 
 
+# --8<-- [start:int8]
+def int8_compiled(model: torch.nn.Module, calibration: torch.Tensor):
+    """Step 7: static int8 through PT2E and X86InductorQuantizer: export the graph, insert
+    observers, run calibration images through it (they record each activation's range), convert
+    to quantize/dequantize pairs, then compile with freezing, which turns them into oneDNN int8
+    kernels. Export with strict=True: the default non-strict tracing groups torchvision's
+    Bottleneck ReLU (one module called three times) into one partition, which the quantizer
+    rejects ("Input partition has more than one output node")."""
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
+        X86InductorQuantizer, get_default_x86_inductor_quantization_config)
+
+    batch = torch.export.Dim("batch", min=1, max=1024)  # one graph for every batch size
+    exported = torch.export.export(model, (calibration[:8],), dynamic_shapes=({0: batch},), strict=True).module()
+    quantizer = X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config())
+    prepared = prepare_pt2e(exported, quantizer)
+    with torch.no_grad():
+        for chunk in calibration.split(8):
+            prepared(chunk)
+    return compiled(convert_pt2e(prepared))
+
+
+def native_int8() -> bool:
+    """int8 dot-product instructions oneDNN uses: VNNI (AVX512_VNNI, AVX_VNNI) or AMX-INT8.
+    Without them int8 still runs, on slower instruction sequences."""
+    flags, capped = cpu_flags(), torch.backends.cpu.get_cpu_capability() in ("DEFAULT", "AVX2")
+    return (bool({"avx512_vnni", "amx_int8"} & flags) and not capped) or "avx_vnni" in flags
+# --8<-- [end:int8]
+
+
 # --8<-- [start:measure]
 def flops_per_image(model: torch.nn.Module, size: int) -> int:
     """Floating-point operations of one forward pass (a multiply-add counts 2)."""
@@ -228,11 +259,11 @@ def parity(reference: torch.Tensor, logits: torch.Tensor) -> tuple[float, float]
 
 FACTORIES = {"naive": naive, "inference_mode": with_inference_mode, "batching": batched,
              "channels_last": channels_last, "compile": compiled, "bf16": bf16_compiled,
-             BF16_EAGER: bf16_eager}
+             "int8": int8_compiled, BF16_EAGER: bf16_eager}
 
 
 def not_run_reason(step: str, quick: bool, bf16: bool) -> str | None:
-    if step in ("compile", "bf16", BF16_EAGER) and quick:  # the same rows on every CPU
+    if step in (*COMPILED, BF16_EAGER) and quick:  # the same rows on every CPU
         return "not run in --quick"
     if step in ("bf16", BF16_EAGER) and not bf16:
         return "not run: no native bf16"
@@ -249,7 +280,8 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
     threads = torch.get_num_threads()
     bf16 = native_bf16()
     log(f"torch {torch.__version__.split('+')[0]}, {threads} thread(s), CPU capability "
-        f"{torch.backends.cpu.get_cpu_capability()}, native bf16: {'yes' if bf16 else 'no'}")
+        f"{torch.backends.cpu.get_cpu_capability()}, native bf16: {'yes' if bf16 else 'no'}, "
+        f"native int8: {'yes' if native_int8() else 'no'}")
     log(f"ResNet-50 (torchvision, weights=None, seed 0), {size}x{size} images, "
         f"{'quick mode (--quick)' if quick else 'full mode'}")
     model = make_resnet50(size)
@@ -270,7 +302,8 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
     log(f"parity inputs: {len(parity_images)}, in {reference.argmax(1).unique().numel()} classes by fp32 eager")
     rows = []
     for step in [s for s in (*STEPS, BF16_EAGER) if s in steps or (s == BF16_EAGER and "bf16" in steps)]:
-        row = {"step": step, "precision": "bf16" if step in ("bf16", BF16_EAGER) else "fp32", "batch": batch,
+        row = {"step": step, "batch": batch,
+               "precision": "bf16" if step in ("bf16", BF16_EAGER) else "int8" if step == "int8" else "fp32",
                "size": size, "gflop_per_image": flop / 1e9, "images_per_s": None, "p50_s": None,
                "p99_s": None, "gflops": None, "top1_agreement_pct": None, "max_abs_logit_diff": None,
                "compile_s": None, "run": False, "reason": not_run_reason(step, quick, bf16)}
@@ -278,9 +311,11 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
         if row["reason"]:
             continue
         progress(step)
-        predict = FACTORIES[step](model)
-        if step in ("compile", "bf16"):  # both shapes measured below, at the threads they run at
-            start = time.perf_counter()
+        start = time.perf_counter()
+        # int8: export, calibration on 16 fixed images and conversion, counted as compile time
+        predict = (int8_compiled(model, make_images(16, size, seed=4)) if step == "int8"
+                   else FACTORIES[step](model))
+        if step in COMPILED:  # both shapes measured below, at the threads they run at
             predict(images)
             predict(image)
             row["compile_s"] = time.perf_counter() - start
@@ -313,7 +348,7 @@ def print_table(rows: list[dict], parity_items: int) -> None:
               f"{ratio(r['images_per_s'], before and before['images_per_s']):>8}{r['gflops']:9.1f}"
               f"{r['p50_s'] * 1e3:9.1f}{ratio(base and base['p50_s'], r['p50_s']):>9}{r['p99_s'] * 1e3:9.1f}")
     for r in rows:
-        if r["step"] in ("compile", "bf16"):
+        if r["step"] in COMPILED:
             took = f"{r['compile_s']:.1f} s (batch {r['batch']} and batch 1), not in the times above" \
                 if r["run"] else r["reason"]
             print(f"compile time, {label(r['step']).strip()}: {took}")

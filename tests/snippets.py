@@ -230,8 +230,8 @@ MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
          "bf16 and int8 peaks only where the CPU has AVX512_BF16, VNNI or AMX"),
     ),
     "case_study_resnet50_inference": (
-        (r"^torch \S+, (\d+) thread\(s\), CPU capability (\w+), native bf16: (yes|no)$",
-         "threads, the ISA torch dispatches to, and whether the CPU has bf16 (AVX512_BF16/AMX)"),
+        (r"^torch \S+, (\d+) thread\(s\), CPU capability (\w+), native bf16: (yes|no), native int8: (yes|no)$",
+         "threads, the ISA torch dispatches to, and whether the CPU has bf16 (AVX512_BF16/AMX) and int8 (VNNI/AMX)"),
         (r"^batch size: (\d+) \(best of the sweep\)$", "the fastest batch size depends on the CPU"),
         (r"^parity inputs: \d+, in (\d+) classes by fp32 eager$",
          "near-ties between classes round either way with the ISA's summation order"),

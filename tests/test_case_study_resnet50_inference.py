@@ -9,7 +9,7 @@ import pytest
 from tests.snippets import run_here, run_shared, snippet_path
 
 NAME = "case_study_resnet50_inference"
-STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16")
+STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16", "int8")
 FP32_EAGER = STEPS[:4]
 NUMBER = r"[\d.]+"
 MEASURED = rf"{NUMBER} +(?:{NUMBER}x|-) +(?:{NUMBER}x|-) +{NUMBER} +{NUMBER} +(?:{NUMBER}x|-) +{NUMBER}"
@@ -43,7 +43,8 @@ def quick() -> str:
 
 
 def test_quick_run_prints_header_and_model_facts(quick):
-    assert re.search(r"^torch \S+, \d+ thread\(s\), CPU capability \w+, native bf16: (yes|no)$", quick, re.M)
+    assert re.search(r"^torch \S+, \d+ thread\(s\), CPU capability \w+, native bf16: (yes|no), native int8: (yes|no)$",
+                     quick, re.M)
     assert "64x64 images, quick mode (--quick)" in quick
     gflop = float(re.search(r"^GFLOP per image: ([\d.]+)$", quick, re.M).group(1))
     assert 0.6 < gflop < 0.75  # 8.2 GFLOP at 224x224, scaled by (64/224)^2 for the convolutions
@@ -58,7 +59,7 @@ def test_quick_run_has_every_step_measured_or_marked_not_run(quick):
     """Quick mode measures the eager fp32 steps, the same rows on every CPU."""
     for step in FP32_EAGER:
         assert re.fullmatch(MEASURED, table_row(quick, step)), f"{step}: {table_row(quick, step)!r}"
-    for step in ("compile", "bf16"):
+    for step in ("compile", "bf16", "int8"):
         assert table_row(quick, step) == "not run in --quick"
         assert parity_row(quick, step) == "not run in --quick"
         assert re.search(rf"^compile time, {label(step)}: not run in --quick$", quick, re.M)
@@ -79,7 +80,7 @@ def test_every_step_agrees_with_fp32_eager(quick):
 
 
 @pytest.mark.parametrize("args,message", [
-    (("--steps", "naive,warp"), "valid: naive, inference_mode, batching, channels_last, compile, bf16"),
+    (("--steps", "naive,warp"), "valid: naive, inference_mode, batching, channels_last, compile, bf16, int8"),
     (("--steps", ","), "--steps"),
     (("--batch", "0"), "--batch must be between 1 and 256"),
     (("--batch", "257"), "--batch must be between 1 and 256"),
