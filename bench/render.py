@@ -26,7 +26,7 @@ THEMES = {"light": {"text": "#333333", "grid": "#cccccc", "machines": ["#e6550d"
 NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores", "runs", "requests",
              # the case study's per-row results, shown by step_details
              "step", "tuned_path", "precision", "gflops", "share_of_peak", "top1_agreement_pct",
-             "max_abs_logit_diff", "p99_s", "compile_s"}
+             "max_abs_logit_diff", "p99_s", "compile_s", "load_s", "package_mb"}
 
 
 def groups(references: list[dict], technique: str) -> dict[str, dict[str, str]]:
@@ -272,6 +272,8 @@ def step_details(references: list[dict], technique: str) -> str:
             p = r["params"]
             share = f" ({p['share_of_peak']:.0%} of {p['precision']})" if p.get("share_of_peak") else ""
             compiled = f"<br><small>compiled in {p['compile_s']:.0f}&nbsp;s</small>" if p.get("compile_s") else ""
+            if p.get("load_s"):
+                compiled += f"<br><small>loads in {p['load_s']:.1f}&nbsp;s</small>"
             lines.append(f"| {r['label']}{compiled} | {p['gflops']:.0f}{share} | {fmt_value(p['p99_s'], 's')} | "
                          f"{p['top1_agreement_pct']:.0f}%, {p['max_abs_logit_diff']:.1g} |")
         lines.append("")

@@ -8,7 +8,9 @@ import argparse
 import copy
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,6 +22,8 @@ from torch.utils.flop_counter import FlopCounterMode
 STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16", "int8")
 COMPILED = ("compile", "bf16", "int8")
 BF16_EAGER = "bf16 eager"  # a side row: bf16 autocast on step 4, not on the cumulative path
+PACKAGE = "package"  # a side row: step 5's model compiled ahead of time into one file (AOTInductor)
+SIDE_ROWS = {BF16_EAGER: ("bf16", "channels_last"), PACKAGE: ("compile", "compile")}  # run with, compared with
 FULL = {"size": 224, "sweep": (1, 4, 8, 16, 32), "latency_calls": 50, "parity_items": 64, "seconds": 2.0}
 QUICK = {"size": 64, "sweep": (1, 4, 16), "latency_calls": 20, "parity_items": 16, "seconds": 0.2}
 NAIVE_MAX_PIXELS = 64 * 224 * 224  # batch x size^2: the naive step keeps ~130 MB of autograd state per 224x224 image
@@ -202,6 +206,50 @@ def native_int8() -> bool:
 # --8<-- [end:int8]
 
 
+# --8<-- [start:package]
+def build_package(model: torch.nn.Module, example: torch.Tensor, folder: Path) -> Path:
+    """torch.export with a dynamic batch size, then AOTInductor compiles the model ahead of time
+    into one .pt2 file (kernels and frozen weights, as in step 5). A server loads it with no
+    compiler, no model code and no compile at start-up."""
+    model = copy.deepcopy(model).to(memory_format=torch.channels_last)
+    batch = torch.export.Dim("batch", min=1, max=1024)
+    example = torch.cat([example, example])[:2]  # traced at batch 2: at batch 1 export fixes the size
+    exported = torch.export.export(model, (example.to(memory_format=torch.channels_last),),
+                                   dynamic_shapes=({0: batch},))
+    with torch.no_grad():  # freezing applies to inference graphs
+        return Path(torch._inductor.aoti_compile_and_package(
+            exported, package_path=str(folder / "resnet50.pt2"), inductor_configs={"freezing": True}))
+
+
+def load_package(path: Path):
+    """The serving side: load the file and call it."""
+    runner = torch._inductor.aoti_load_package(str(path))
+
+    def predict(batch: torch.Tensor) -> torch.Tensor:
+        with torch.inference_mode():
+            return runner(batch.to(memory_format=torch.channels_last))
+    return predict
+
+
+LOAD_IN_A_NEW_PROCESS = """
+import sys, time, torch
+start = time.perf_counter()
+runner = torch._inductor.aoti_load_package(sys.argv[1])
+with torch.inference_mode():
+    runner(torch.zeros(1, 3, int(sys.argv[2]), int(sys.argv[2])).to(memory_format=torch.channels_last))
+print(time.perf_counter() - start)
+"""
+
+
+def new_process_load_s(path: Path, size: int) -> float:
+    """Seconds from loading the package to its first answer in a new process, as a server
+    starting up sees them (torch's own import left out: every PyTorch server pays it)."""
+    done = subprocess.run([sys.executable, "-c", LOAD_IN_A_NEW_PROCESS, str(path), str(size)],
+                          capture_output=True, text=True, check=True)
+    return float(done.stdout.split()[-1])
+# --8<-- [end:package]
+
+
 # --8<-- [start:measure]
 def flops_per_image(model: torch.nn.Module, size: int) -> int:
     """Floating-point operations of one forward pass (a multiply-add counts 2)."""
@@ -263,7 +311,7 @@ FACTORIES = {"naive": naive, "inference_mode": with_inference_mode, "batching": 
 
 
 def not_run_reason(step: str, quick: bool, bf16: bool) -> str | None:
-    if step in (*COMPILED, BF16_EAGER) and quick:  # the same rows on every CPU
+    if step in (*COMPILED, *SIDE_ROWS) and quick:  # the same rows on every CPU
         return "not run in --quick"
     if step in ("bf16", BF16_EAGER) and not bf16:
         return "not run: no native bf16"
@@ -301,20 +349,29 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
     reference = reference_logits(model, parity_images, batch)
     log(f"parity inputs: {len(parity_images)}, in {reference.argmax(1).unique().numel()} classes by fp32 eager")
     rows = []
-    for step in [s for s in (*STEPS, BF16_EAGER) if s in steps or (s == BF16_EAGER and "bf16" in steps)]:
+    folder = tempfile.TemporaryDirectory(prefix="resnet50-package-")  # the package's file, removed at the end
+    for step in [s for s in (*STEPS, *SIDE_ROWS) if s in steps or SIDE_ROWS.get(s, ("",))[0] in steps]:
         row = {"step": step, "batch": batch,
                "precision": "bf16" if step in ("bf16", BF16_EAGER) else "int8" if step == "int8" else "fp32",
                "size": size, "gflop_per_image": flop / 1e9, "images_per_s": None, "p50_s": None,
                "p99_s": None, "gflops": None, "top1_agreement_pct": None, "max_abs_logit_diff": None,
-               "compile_s": None, "run": False, "reason": not_run_reason(step, quick, bf16)}
+               "compile_s": None, "load_s": None, "package_mb": None, "run": False,
+               "reason": not_run_reason(step, quick, bf16)}
         rows.append(row)
         if row["reason"]:
             continue
         progress(step)
         start = time.perf_counter()
         # int8: export, calibration on 16 fixed images and conversion, counted as compile time
-        predict = (int8_compiled(model, make_images(16, size, seed=4)) if step == "int8"
-                   else FACTORIES[step](model))
+        if step == PACKAGE:  # compile_s: the build; load_s: a server's start-up
+            path = build_package(model, images, Path(folder.name))
+            row["compile_s"] = time.perf_counter() - start
+            row["package_mb"] = path.stat().st_size / 1e6
+            row["load_s"] = new_process_load_s(path, size)
+            predict = load_package(path)
+        else:
+            predict = (int8_compiled(model, make_images(16, size, seed=4)) if step == "int8"
+                       else FACTORIES[step](model))
         if step in COMPILED:  # both shapes measured below, at the threads they run at
             predict(images)
             predict(image)
@@ -325,6 +382,7 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
             reference, all_logits(predict, parity_images, batch))
         row["gflops"] = row["images_per_s"] * flop / 1e9
         row["run"] = True
+    folder.cleanup()
     return rows
 
 
@@ -332,7 +390,7 @@ def print_table(rows: list[dict], parity_items: int) -> None:
     by_step = {r["step"]: r for r in rows if r["run"]}
     base = by_step.get("naive")
     label = lambda step: f"{STEPS.index(step) + 1} {step}" if step in STEPS else f"  {step} (side)"
-    previous = lambda step: "channels_last" if step == BF16_EAGER else (
+    previous = lambda step: SIDE_ROWS[step][1] if step in SIDE_ROWS else (
         STEPS[STEPS.index(step) - 1] if STEPS.index(step) else None)
     ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
 
@@ -352,6 +410,9 @@ def print_table(rows: list[dict], parity_items: int) -> None:
             took = f"{r['compile_s']:.1f} s (batch {r['batch']} and batch 1), not in the times above" \
                 if r["run"] else r["reason"]
             print(f"compile time, {label(r['step']).strip()}: {took}")
+        if r["step"] == PACKAGE:
+            print(f"package: built in {r['compile_s']:.1f} s, {r['package_mb']:.0f} MB; loaded and answering in a new "
+                  f"process in {r['load_s']:.2f} s" if r["run"] else f"package: {r['reason']}")
     print(f"\nparity on {parity_items} inputs against fp32 eager (eval, no grad): "
           f"top-1 agreement, max |logit difference|")
     for r in rows:

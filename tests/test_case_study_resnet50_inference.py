@@ -64,6 +64,7 @@ def test_quick_run_has_every_step_measured_or_marked_not_run(quick):
         assert parity_row(quick, step) == "not run in --quick"
         assert re.search(rf"^compile time, {label(step)}: not run in --quick$", quick, re.M)
     assert table_row(quick, "bf16 eager") == "not run in --quick"
+    assert table_row(quick, "package") == "not run in --quick" and "package: not run in --quick" in quick
     naive = table_row(quick, "naive").split()
     assert naive[1] == "1.00x" and naive[2] == "-" and naive[5] == "1.00x"  # naive against itself
 
@@ -117,8 +118,8 @@ def test_measurements_are_importable_as_rows():
     snippet = runpy.run_path(str(snippet_path(NAME)))
     lines = []
     rows = snippet["measure_steps"](["batching", "compile"], quick=True, batch=2, size=32, log=lines.append)
-    assert [r["step"] for r in rows] == ["batching", "compile"]
-    batching, compiled = rows
+    assert [r["step"] for r in rows] == ["batching", "compile", "package"]  # the package comes with compile
+    batching, compiled, _ = rows
     assert batching["run"] and batching["precision"] == "fp32" and batching["batch"] == 2
     assert batching["images_per_s"] > 0 and 0 < batching["p50_s"] <= batching["p99_s"]
     assert batching["gflops"] == pytest.approx(batching["images_per_s"] * batching["gflop_per_image"])

@@ -726,49 +726,65 @@ def _cs_param(m, k, step, key):
     return m.param(k, CS_THROUGHPUT + step, key)
 
 
-@claim("naive-to-fast.md", "bf16 took ResNet-50 to 2.8 times the naive loop's throughput and int8 to 5.1 times, and cut "
-                           "the batch-1 latency to less than half and less than a quarter of the naive loop's")
-@claim("naive-to-fast.md", "On the Zen 4 machine the path ends 5.1 times faster than the naive loop in throughput and 4.5 "
+@claim("naive-to-fast.md", "bf16 took ResNet-50 to 4.0 times the naive loop's throughput and int8 to 7.0 times, and cut "
+                           "the batch-1 latency to less than half and about a quarter of the naive loop's")
+@claim("naive-to-fast.md", "On the Zen 4 machine the path ends 7.0 times faster than the naive loop in throughput and 4.1 "
                            "times faster at batch 1, both at int8")
-@claim("naive-to-fast.md", "which is how the path got to 2.8 and 5.1 times")
+@claim("naive-to-fast.md", "which is how the path got to 4.0 and 7.0 times")
 def _(m):
-    return all(2.6 < _cs(m, k, CS_THROUGHPUT, "6-bf16") < 3.0 and 4.9 < _cs(m, k, CS_THROUGHPUT, "7-int8") < 5.3
-               and 2 < _cs(m, k, CS_LATENCY, "6-bf16") and 4.3 < _cs(m, k, CS_LATENCY, "7-int8") < 4.7
+    return all(3.8 < _cs(m, k, CS_THROUGHPUT, "6-bf16") < 4.2 and 6.8 < _cs(m, k, CS_THROUGHPUT, "7-int8") < 7.2
+               and 2 < _cs(m, k, CS_LATENCY, "6-bf16") and 3.8 < _cs(m, k, CS_LATENCY, "7-int8") < 4.3
                and m.row(k, CS_THROUGHPUT + "7-int8")["params"]["tuned_path"] for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "it cut the fp32 batch-1 latency by about a quarter")
-@claim("naive-to-fast.md", "In the run shown, compiling lost throughput at batch 4 and cut the batch-1 latency by about a "
-                           "quarter")
+@claim("naive-to-fast.md", "it cut the fp32 batch-1 latency by about 30%")
+@claim("naive-to-fast.md", "In the run shown, compiling gained about a quarter in throughput over `channels_last` and cut "
+                           "the batch-1 latency by about 30%")
 def _(m):
-    return all(m.row(k, CS_THROUGHPUT + "5-compile")["params"]["batch"] == 4
-               and _cs(m, k, CS_THROUGHPUT, "5-compile") < _cs(m, k, CS_THROUGHPUT, "4-channels-last")
-               and 1.25 < _cs(m, k, CS_LATENCY, "5-compile") < 1.45 for k in m.kinds(CS_ZEN4))
+    return all(1.15 < _cs(m, k, CS_THROUGHPUT, "5-compile") / _cs(m, k, CS_THROUGHPUT, "4-channels-last") < 1.35
+               and 1.3 < _cs(m, k, CS_LATENCY, "5-compile") < 1.55 for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "None of the eager fp32 steps gained more than a fifth")
-@claim("naive-to-fast.md", "the naive loop already ran at about half the CPU's fp32 peak")
-@claim("naive-to-fast.md", "on the Zen 4 machine the naive loop ran at about half of the CPU's fp32 peak")
+CS_PACKAGE = "aotinductor-package-side-row"
+
+
+@claim("naive-to-fast.md", "The serving package loaded and gave its first answer in a new process in 1.4 seconds, more "
+                           "than ten times faster than `torch.compile` took to compile the same model, and agreed with it "
+                           "on every image; it ran a little slower than the compiled model at batch 4 and gave back its "
+                           "batch-1 gain")
+@claim("naive-to-fast.md", "which loads in about a second")
+def _(m):
+    def load(k):
+        return _cs_param(m, k, CS_PACKAGE, "load_s")
+    return all(1.2 < load(k) < 1.6 and _cs_param(m, k, "5-compile", "compile_s") / load(k) > 10
+               and _cs_param(m, k, CS_PACKAGE, "top1_agreement_pct") == 100
+               and 0.8 < _cs(m, k, CS_THROUGHPUT, CS_PACKAGE) / _cs(m, k, CS_THROUGHPUT, "5-compile") < 1.0
+               and 0.9 < _cs(m, k, CS_LATENCY, CS_PACKAGE) < 1.15 for k in m.kinds(CS_ZEN4))
+
+
+@claim("naive-to-fast.md", "together gave about one and a half times the naive throughput, but not a shorter batch-1 latency")
+@claim("naive-to-fast.md", "the naive loop already ran at a little over two fifths of the CPU's fp32 peak")
+@claim("naive-to-fast.md", "on the Zen 4 machine the naive loop ran at a little over two fifths of the CPU's fp32 peak")
 @claim("naive-to-fast.md", "**ResNet-50** on 224×224 images (8.2 GFLOP per image)")
 def _(m):
     def gflop_per_image(k):  # the row's GFLOP/s over its images/s
         return _cs_param(m, k, "1-naive", "gflops") / m.median(k, CS_THROUGHPUT + "1-naive")
-    eager = ("2-inference-mode", "3-batching", "4-channels-last")
-    return all(all(_cs(m, k, CS_THROUGHPUT, s) < 1.2 for s in eager)
-               and 0.45 < _cs_param(m, k, "1-naive", "share_of_peak") < 0.55 and 8.1 < gflop_per_image(k) < 8.3
+    return all(1.3 < _cs(m, k, CS_THROUGHPUT, "4-channels-last") < 1.8
+               and all(0.9 < _cs(m, k, CS_LATENCY, s) < 1.2 for s in ("2-inference-mode", "3-batching", "4-channels-last"))
+               and 0.4 < _cs_param(m, k, "1-naive", "share_of_peak") < 0.45 and 8.1 < gflop_per_image(k) < 8.3
                for k in m.kinds(CS_ZEN4))
 
 
 @claim("naive-to-fast.md", "with bf16, whose peak on AVX512_BF16 is twice fp32's, no step can take the naive loop much "
-                           "past about four times, and with int8, whose peak with VNNI is four times fp32's, past about "
-                           "eight times. The compiled bf16 model reached about 70% of the bf16 peak and int8 about two "
-                           "thirds of the int8 peak")
+                           "past about five times, and with int8, whose peak with VNNI is four times fp32's, past about "
+                           "nine and a half times. The compiled bf16 model reached about 85% of the bf16 peak and int8 "
+                           "about three quarters of the int8 peak")
 def _(m):
     def ceiling(k, factor):  # that precision's peak over the naive loop's GFLOP/s
         return factor / _cs_param(m, k, "1-naive", "share_of_peak")
-    return all(3.6 < ceiling(k, 2) < 4.4 and 7.2 < ceiling(k, 4) < 8.8
-               and 0.65 < _cs_param(m, k, "6-bf16", "share_of_peak") < 0.75
-               and 0.6 < _cs_param(m, k, "7-int8", "share_of_peak") < 0.72 for k in m.kinds(CS_ZEN4))
+    return all(4.5 < ceiling(k, 2) < 5.0 and 9.0 < ceiling(k, 4) < 10.0
+               and 0.8 < _cs_param(m, k, "6-bf16", "share_of_peak") < 0.9
+               and 0.7 < _cs_param(m, k, "7-int8", "share_of_peak") < 0.8 for k in m.kinds(CS_ZEN4))
 
 
 @claim("naive-to-fast.md", "The fp32 steps agreed on every image, their logits within about 1e-4 (summation order only)")
@@ -784,10 +800,10 @@ def _(m):
                and 2 < _cs_param(m, k, "7-int8", "max_abs_logit_diff") < 3 for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "Each compiled step took 17 to 25 seconds to compile on the Zen 4 machine")
-@claim("naive-to-fast.md", "It costs a compilation of about 20 seconds in every process that starts it")
+@claim("naive-to-fast.md", "Each compiled step took 13 to 19 seconds to compile on the Zen 4 machine")
+@claim("naive-to-fast.md", "It costs a compilation of 13 to 19 seconds in every process that starts it")
 def _(m):
-    return all(17 < _cs_param(m, k, s, "compile_s") < 25 for s in ("5-compile", "6-bf16", "7-int8") for k in m.kinds(CS_ZEN4))
+    return all(12 < _cs_param(m, k, s, "compile_s") < 19 for s in ("5-compile", "6-bf16", "7-int8") for k in m.kinds(CS_ZEN4))
 
 
 # --- end of claims ---------------------------------------------------------------------------

@@ -16,8 +16,11 @@ LATENCY = "ResNet-50 batch-1 latency p50, all cores"
 
 
 def label(step: str, index: int) -> str:
-    """'1 naive', ... as the page numbers them; the side row keeps its name."""
-    return f"{index} {step.replace('_', ' ')}" if index else f"{step} (side row)"
+    """'1 naive', ... as the page numbers them; a side row keeps its name."""
+    return f"{index} {step.replace('_', ' ')}" if index else f"{SIDE_NAMES.get(step, step)} (side row)"
+
+
+SIDE_NAMES = {"package": "AOTInductor package"}
 
 
 def run(session) -> None:
@@ -32,13 +35,16 @@ def run(session) -> None:
         # without native bf16, the compiled fp32 model); the side row never is
         taken = bool(index) and (row["step"] != "int8" or speed["int8"] > speed.get("bf16", speed.get("compile", 0)))
         peak = peaks.get(row["precision"])
-        params = {"step": index or 4.5,  # the side row (bf16 autocast on step 4) sits after step 4
+        # a side row sits after the step it is compared with: bf16 eager after 4, the package after 5
+        compared = case.SIDE_ROWS.get(row["step"], (None, None))[1]
+        params = {"step": index or case.STEPS.index(compared) + 1.5,
                   "tuned_path": taken, "precision": row["precision"], "batch": row["batch"],
                   "size": row["size"], "gflops": row["gflops"],
                   "share_of_peak": row["gflops"] / peak if peak else None,
                   "top1_agreement_pct": row["top1_agreement_pct"],
                   "max_abs_logit_diff": row["max_abs_logit_diff"], "p99_s": row["p99_s"],
-                  "compile_s": row["compile_s"], "num_threads": cores}
+                  "compile_s": row["compile_s"], "load_s": row["load_s"], "package_mb": row["package_mb"],
+                  "num_threads": cores}
         baseline = row["step"] == "naive"
         session.record(THROUGHPUT, label(row["step"], index), row["images_per_s"], "samples/s",
                        higher_is_better=True, baseline=baseline, params=params)
