@@ -266,7 +266,7 @@ def step_details(references: list[dict], technique: str) -> str:
         if not rows:
             continue
         lines += [f"**{kind_title(ref['machine'])}**", "",
-                  "| Step | GFLOP/s (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |",
+                  "| Step | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |",
                   "|---|---:|---:|---:|"]
         for r in rows:
             p = r["params"]

@@ -307,7 +307,7 @@ def parity(reference: torch.Tensor, logits: torch.Tensor) -> tuple[float, float]
 
 FACTORIES = {"naive": naive, "inference_mode": with_inference_mode, "batching": batched,
              "channels_last": channels_last, "compile": compiled, "bf16": bf16_compiled,
-             "int8": int8_compiled, BF16_EAGER: bf16_eager}
+             BF16_EAGER: bf16_eager}  # int8 and the package take more than the model: measure_steps calls them
 
 
 def not_run_reason(step: str, quick: bool, bf16: bool) -> str | None:

@@ -757,6 +757,7 @@ def _(m):
     def load(k):
         return _cs_param(m, k, CS_PACKAGE, "load_s")
     return all(1.2 < load(k) < 1.6 and _cs_param(m, k, "5-compile", "compile_s") / load(k) > 10
+               and m.row(k, CS_THROUGHPUT + CS_PACKAGE)["params"]["batch"] == 4
                and _cs_param(m, k, CS_PACKAGE, "top1_agreement_pct") == 100
                and 0.8 < _cs(m, k, CS_THROUGHPUT, CS_PACKAGE) / _cs(m, k, CS_THROUGHPUT, "5-compile") < 1.0
                and 0.9 < _cs(m, k, CS_LATENCY, CS_PACKAGE) < 1.15 for k in m.kinds(CS_ZEN4))

@@ -15,12 +15,12 @@ THROUGHPUT = "ResNet-50 throughput, all cores"
 LATENCY = "ResNet-50 batch-1 latency p50, all cores"
 
 
+SIDE_NAMES = {"package": "AOTInductor package"}
+
+
 def label(step: str, index: int) -> str:
     """'1 naive', ... as the page numbers them; a side row keeps its name."""
     return f"{index} {step.replace('_', ' ')}" if index else f"{SIDE_NAMES.get(step, step)} (side row)"
-
-
-SIDE_NAMES = {"package": "AOTInductor package"}
 
 
 def run(session) -> None:
