@@ -218,12 +218,17 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path) -> Non
                 on_path = row["params"].get("tuned_path", True)
                 new = row["ratio"] if on_path else level * row["ratio"] / _path_ratio(rows, order, y)
                 start, end = (level, new)
+                if row["params"].get("compared_step"):  # another runtime: from the PyTorch step it is compared with
+                    beside = next((rows[i] for i in order if rows.get(i) and rows[i]["params"]["step"]
+                                   == row["params"]["compared_step"] and rows[i].get("ratio")), None)
+                    start = level * beside["ratio"] / _path_ratio(rows, order, y) if beside else level
                 gain = end >= start
                 ax.barh(y, math.log10(end) - math.log10(start), left=math.log10(start), height=0.6,
                         color=(colors["machines"][2] if gain else colors["machines"][0]) if on_path else "none",
                         edgecolor=colors["text"] if not on_path else "none", hatch=None if on_path else "//")
                 step = end / start
-                ax.text(math.log10(max(start, end)), y, f" {fmt_ratio(step)}" + ("" if on_path else " (not taken)"),
+                aside = " vs PyTorch" if row["params"].get("compared_step") else " (not taken)"
+                ax.text(math.log10(max(start, end)), y, f" {fmt_ratio(step)}" + ("" if on_path else aside),
                         va="center", fontsize=7, color=colors["text"])
                 if on_path:
                     level = new
@@ -271,7 +276,8 @@ def step_details(references: list[dict], technique: str) -> str:
         for r in rows:
             p = r["params"]
             share = f" ({p['share_of_peak']:.0%} of {p['precision']})" if p.get("share_of_peak") else ""
-            compiled = f"<br><small>compiled in {p['compile_s']:.0f}&nbsp;s</small>" if p.get("compile_s") else ""
+            built = "built" if p.get("compared_step") else "compiled"  # another runtime: export and conversion
+            compiled = f"<br><small>{built} in {p['compile_s']:.0f}&nbsp;s</small>" if p.get("compile_s") else ""
             if p.get("load_s"):
                 compiled += f"<br><small>loads in {p['load_s']:.1f}&nbsp;s</small>"
             lines.append(f"| {r['label']}{compiled} | {p['gflops']:.0f}{share} | {fmt_value(p['p99_s'], 's')} | "

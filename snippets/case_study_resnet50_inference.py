@@ -24,8 +24,9 @@ COMPILED = ("compile", "bf16", "int8")
 BF16_EAGER = "bf16 eager"  # a side row: bf16 autocast on step 4, not on the cumulative path
 PACKAGE = "package"  # a side row: step 5's model compiled ahead of time into one file (AOTInductor)
 SIDE_ROWS = {BF16_EAGER: ("bf16", "channels_last"), PACKAGE: ("compile", "compile")}  # run with, compared with
-FULL = {"size": 224, "sweep": (1, 4, 8, 16, 32), "latency_calls": 50, "parity_items": 64, "seconds": 2.0}
-QUICK = {"size": 64, "sweep": (1, 4, 16), "latency_calls": 20, "parity_items": 16, "seconds": 0.2}
+# rounds: every row is measured once per round, so a slow minute on a shared machine falls on all rows alike
+FULL = {"size": 224, "sweep": (1, 4, 8, 16, 32), "latency_calls": 20, "parity_items": 64, "seconds": 1.0, "rounds": 3}
+QUICK = {"size": 64, "sweep": (1, 4, 16), "latency_calls": 20, "parity_items": 16, "seconds": 0.2, "rounds": 1}
 NAIVE_MAX_PIXELS = 64 * 224 * 224  # batch x size^2: the naive step keeps ~130 MB of autograd state per 224x224 image
 
 
@@ -265,14 +266,18 @@ def throughput(predict, batch: torch.Tensor, seconds: float, threads: int) -> fl
     return len(batch) / timer.blocked_autorange(min_run_time=seconds).median
 
 
-def latency(predict, image: torch.Tensor, calls: int) -> tuple[float, float]:
-    """(p50, p99) seconds of single-image calls, each timed on its own as a server sees it."""
+def latency(predict, image: torch.Tensor, calls: int) -> list[float]:
+    """Seconds of single-image calls, each timed on its own as a server sees it."""
     predict(image)  # warm-up
     samples = []
     for _ in range(calls):
         start = time.perf_counter()
         predict(image)
         samples.append(time.perf_counter() - start)
+    return samples
+
+
+def p50_p99(samples: list[float]) -> tuple[float, float]:
     cuts = statistics.quantiles(samples, n=100, method="inclusive")
     return cuts[49], cuts[98]
 # --8<-- [end:measure]
@@ -319,10 +324,14 @@ def not_run_reason(step: str, quick: bool, bf16: bool) -> str | None:
 
 
 def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, size: int | None = None,
-                  log=print, progress=lambda step: None) -> list[dict]:
+                  log=print, progress=lambda step: None, peers: dict | None = None) -> list[dict]:
     """Measure the chosen steps (names from STEPS; "bf16" brings its side row, "bf16 eager")
     and return one dict per row, in table order. log(line) gets the lines printed above the
-    table; progress(step) is called as each step starts."""
+    table; progress(step) is called as each step starts. peers: {name: (build, precision)}
+    adds rows after the steps, measured the same way on the same model and inputs, where
+    build(model, calibration_images) returns a predict (another runtime, say); its
+    time, and that of the first calls, is the row's compile_s."""
+    peers = peers or {}
     settings = QUICK if quick else FULL
     size = size or settings["size"]
     threads = torch.get_num_threads()
@@ -348,38 +357,48 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
     parity_images = make_images(settings["parity_items"], size, seed=3)
     reference = reference_logits(model, parity_images, batch)
     log(f"parity inputs: {len(parity_images)}, in {reference.argmax(1).unique().numel()} classes by fp32 eager")
-    rows = []
+    rows, built = [], []  # built: (row, predict) for every row that runs
     folder = tempfile.TemporaryDirectory(prefix="resnet50-package-")  # the package's file, removed at the end
-    for step in [s for s in (*STEPS, *SIDE_ROWS) if s in steps or SIDE_ROWS.get(s, ("",))[0] in steps]:
-        row = {"step": step, "batch": batch,
-               "precision": "bf16" if step in ("bf16", BF16_EAGER) else "int8" if step == "int8" else "fp32",
+    calibration = make_images(16, size, seed=4)  # int8's ranges, recorded on 16 fixed images
+    for step in [s for s in (*STEPS, *SIDE_ROWS) if s in steps or SIDE_ROWS.get(s, ("",))[0] in steps] + [*peers]:
+        precision = peers[step][1] if step in peers else "bf16" if step in ("bf16", BF16_EAGER) else \
+            "int8" if step == "int8" else "fp32"
+        row = {"step": step, "batch": batch, "precision": precision,
                "size": size, "gflop_per_image": flop / 1e9, "images_per_s": None, "p50_s": None,
                "p99_s": None, "gflops": None, "top1_agreement_pct": None, "max_abs_logit_diff": None,
                "compile_s": None, "load_s": None, "package_mb": None, "run": False,
-               "reason": not_run_reason(step, quick, bf16)}
+               "images_per_s_rounds": [], "latency_samples_s": [],
+               "reason": None if step in peers else not_run_reason(step, quick, bf16)}
         rows.append(row)
         if row["reason"]:
             continue
         progress(step)
         start = time.perf_counter()
-        # int8: export, calibration on 16 fixed images and conversion, counted as compile time
+        # int8 and peers: export, calibration and conversion, counted as compile time
         if step == PACKAGE:  # compile_s: the build; load_s: a server's start-up
             path = build_package(model, images, Path(folder.name))
             row["compile_s"] = time.perf_counter() - start
             row["package_mb"] = path.stat().st_size / 1e6
             row["load_s"] = new_process_load_s(path, size)
             predict = load_package(path)
+        elif step in peers:
+            predict = peers[step][0](model, calibration)
         else:
-            predict = (int8_compiled(model, make_images(16, size, seed=4)) if step == "int8"
-                       else FACTORIES[step](model))
-        if step in COMPILED:  # both shapes measured below, at the threads they run at
+            predict = int8_compiled(model, calibration) if step == "int8" else FACTORIES[step](model)
+        if step in COMPILED or step in peers:  # both shapes measured below, at the threads they run at
             predict(images)
             predict(image)
             row["compile_s"] = time.perf_counter() - start
-        row["images_per_s"] = throughput(predict, images, settings["seconds"], threads)
-        row["p50_s"], row["p99_s"] = latency(predict, image, settings["latency_calls"])
         row["top1_agreement_pct"], row["max_abs_logit_diff"] = parity(
             reference, all_logits(predict, parity_images, batch))
+        built.append((row, predict))
+    for _ in range(settings["rounds"]):  # every row once per round, in table order
+        for row, predict in built:
+            row["images_per_s_rounds"].append(throughput(predict, images, settings["seconds"], threads))
+            row["latency_samples_s"] += latency(predict, image, settings["latency_calls"])
+    for row, _ in built:  # throughput: the median round; latency: every round's calls pooled
+        row["images_per_s"] = statistics.median(row["images_per_s_rounds"])
+        row["p50_s"], row["p99_s"] = p50_p99(row["latency_samples_s"])
         row["gflops"] = row["images_per_s"] * flop / 1e9
         row["run"] = True
     folder.cleanup()

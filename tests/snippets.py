@@ -87,7 +87,8 @@ def as_result(saved: dict) -> subprocess.CompletedProcess:
 
 # The arguments of the run a page shows, for a snippet whose default takes minutes (the case
 # study's published sizes): the page says which command printed its output.
-PAGE_ARGS: dict[str, tuple[str, ...]] = {"case_study_resnet50_inference": ("--quick",)}
+PAGE_ARGS: dict[str, tuple[str, ...]] = {"case_study_resnet50_inference": ("--quick",),
+                                         "case_study_resnet50_runtimes": ("--quick",)}
 
 
 def run_shared(name: str, *args: str) -> subprocess.CompletedProcess:
@@ -235,6 +236,11 @@ MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
         (r"^batch size: (\d+) \(best of the sweep\)$", "the fastest batch size depends on the CPU"),
         (r"^parity inputs: \d+, in (\d+) classes by fp32 eager$",
          "near-ties between classes round either way with the ISA's summation order"),
+    ),
+    "case_study_resnet50_runtimes": (
+        (r"^torch \S+, (\d+) thread\(s\)", "threads: one per usable core"),
+        (r"^ONNX Runtime int8 +\S+ +\S+ +\S+ +(\d+%)", "int8 rounding flips near-ties differently with and without VNNI"),
+        (r"^OpenVINO bf16 +(.+)$", "measured only where OpenVINO has native bf16 (AVX512_BF16, AMX)"),
     ),
     "threads_parallel_info": (
         (r"^logical CPUs: (\d+), usable: (\d+), physical cores: (\d+)$", "the machine's CPUs and cores"),

@@ -726,23 +726,36 @@ def _cs_param(m, k, step, key):
     return m.param(k, CS_THROUGHPUT + step, key)
 
 
-@claim("naive-to-fast.md", "bf16 took ResNet-50 to 4.0 times the naive loop's throughput and int8 to 7.0 times, and cut "
-                           "the batch-1 latency to less than half and about a quarter of the naive loop's")
-@claim("naive-to-fast.md", "On the Zen 4 machine the path ends 7.0 times faster than the naive loop in throughput and 4.1 "
+@claim("naive-to-fast.md", "bf16 took ResNet-50 to 3.7 times the naive loop's throughput and int8 to 6.6 times, and cut "
+                           "the batch-1 latency to about a third and a fifth of the naive loop's")
+@claim("naive-to-fast.md", "On the Zen 4 machine the path ends 6.6 times faster than the naive loop in throughput and 4.9 "
                            "times faster at batch 1, both at int8")
-@claim("naive-to-fast.md", "which is how the path got to 4.0 and 7.0 times")
+@claim("naive-to-fast.md", "which is how the path got to 3.7 and 6.6 times")
 def _(m):
-    return all(3.8 < _cs(m, k, CS_THROUGHPUT, "6-bf16") < 4.2 and 6.8 < _cs(m, k, CS_THROUGHPUT, "7-int8") < 7.2
-               and 2 < _cs(m, k, CS_LATENCY, "6-bf16") and 3.8 < _cs(m, k, CS_LATENCY, "7-int8") < 4.3
+    return all(3.5 < _cs(m, k, CS_THROUGHPUT, "6-bf16") < 3.9 and 6.4 < _cs(m, k, CS_THROUGHPUT, "7-int8") < 6.8
+               and 2.8 < _cs(m, k, CS_LATENCY, "6-bf16") < 3.3 and 4.7 < _cs(m, k, CS_LATENCY, "7-int8") < 5.2
                and m.row(k, CS_THROUGHPUT + "7-int8")["params"]["tuned_path"] for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "it cut the fp32 batch-1 latency by about 30%")
-@claim("naive-to-fast.md", "In the run shown, compiling gained about a quarter in throughput over `channels_last` and cut "
-                           "the batch-1 latency by about 30%")
+@claim("naive-to-fast.md", "it cut the fp32 batch-1 latency by about two fifths")
+@claim("naive-to-fast.md", "In the run shown, compiling gained about a fifth in throughput over `channels_last` and cut "
+                           "the batch-1 latency by more than a third")
 def _(m):
-    return all(1.15 < _cs(m, k, CS_THROUGHPUT, "5-compile") / _cs(m, k, CS_THROUGHPUT, "4-channels-last") < 1.35
-               and 1.3 < _cs(m, k, CS_LATENCY, "5-compile") < 1.55 for k in m.kinds(CS_ZEN4))
+    return all(1.15 < _cs(m, k, CS_THROUGHPUT, "5-compile") / _cs(m, k, CS_THROUGHPUT, "4-channels-last") < 1.3
+               and 1.55 < _cs(m, k, CS_LATENCY, "5-compile") < 1.9
+               and _cs(m, k, CS_LATENCY, "5-compile") / _cs(m, k, CS_LATENCY, "4-channels-last") > 1.5
+               for k in m.kinds(CS_ZEN4))
+
+
+@claim("naive-to-fast.md", "even so, the naive loop's interquartile range over the rounds is about a sixth of its median, "
+                           "against a few hundredths for the compiled steps")
+def _(m):
+    def relative_spread(k, step):
+        row = m.row(k, CS_THROUGHPUT + step)
+        return row["spread"] / m.median(k, CS_THROUGHPUT + step)
+    return all(0.13 < relative_spread(k, "1-naive") < 0.2
+               and all(relative_spread(k, s) < 0.06 for s in ("5-compile", "6-bf16", "7-int8"))
+               for k in m.kinds(CS_ZEN4))
 
 
 CS_PACKAGE = "aotinductor-package-side-row"
@@ -750,9 +763,9 @@ CS_PACKAGE = "aotinductor-package-side-row"
 
 @claim("naive-to-fast.md", "The serving package loaded and gave its first answer in a new process in 1.4 seconds, more "
                            "than ten times faster than `torch.compile` took to compile the same model, and agreed with it "
-                           "on every image; it ran a little slower than the compiled model at batch 4 and gave back its "
-                           "batch-1 gain")
-@claim("naive-to-fast.md", "which loads in about a second")
+                           "on every image; it ran a little slower than the compiled model at batch 4 and gave back most of "
+                           "its batch-1 gain")
+@claim("naive-to-fast.md", "which loads in about a second and a half")
 def _(m):
     def load(k):
         return _cs_param(m, k, CS_PACKAGE, "load_s")
@@ -760,31 +773,34 @@ def _(m):
                and m.row(k, CS_THROUGHPUT + CS_PACKAGE)["params"]["batch"] == 4
                and _cs_param(m, k, CS_PACKAGE, "top1_agreement_pct") == 100
                and 0.8 < _cs(m, k, CS_THROUGHPUT, CS_PACKAGE) / _cs(m, k, CS_THROUGHPUT, "5-compile") < 1.0
-               and 0.9 < _cs(m, k, CS_LATENCY, CS_PACKAGE) < 1.15 for k in m.kinds(CS_ZEN4))
+               and 0.9 < _cs(m, k, CS_LATENCY, CS_PACKAGE)
+               and _cs(m, k, CS_LATENCY, CS_PACKAGE) - 1 < 0.5 * (_cs(m, k, CS_LATENCY, "5-compile") - 1)
+               for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "together gave about one and a half times the naive throughput, but not a shorter batch-1 latency")
-@claim("naive-to-fast.md", "the naive loop already ran at a little over two fifths of the CPU's fp32 peak")
-@claim("naive-to-fast.md", "on the Zen 4 machine the naive loop ran at a little over two fifths of the CPU's fp32 peak")
+@claim("naive-to-fast.md", "together gave about one and a half times the naive throughput, but took little off the batch-1 "
+                           "latency")
+@claim("naive-to-fast.md", "the naive loop already ran at close to half of the CPU's fp32 peak")
+@claim("naive-to-fast.md", "on the Zen 4 machine the naive loop ran at close to half of the CPU's fp32 peak")
 @claim("naive-to-fast.md", "**ResNet-50** on 224×224 images (8.2 GFLOP per image)")
 def _(m):
     def gflop_per_image(k):  # the row's GFLOP/s over its images/s
         return _cs_param(m, k, "1-naive", "gflops") / m.median(k, CS_THROUGHPUT + "1-naive")
     return all(1.3 < _cs(m, k, CS_THROUGHPUT, "4-channels-last") < 1.8
                and all(0.9 < _cs(m, k, CS_LATENCY, s) < 1.2 for s in ("2-inference-mode", "3-batching", "4-channels-last"))
-               and 0.4 < _cs_param(m, k, "1-naive", "share_of_peak") < 0.45 and 8.1 < gflop_per_image(k) < 8.3
+               and 0.42 < _cs_param(m, k, "1-naive", "share_of_peak") < 0.5 and 8.1 < gflop_per_image(k) < 8.3
                for k in m.kinds(CS_ZEN4))
 
 
 @claim("naive-to-fast.md", "with bf16, whose peak on AVX512_BF16 is twice fp32's, no step can take the naive loop much "
-                           "past about five times, and with int8, whose peak with VNNI is four times fp32's, past about "
-                           "nine and a half times. The compiled bf16 model reached about 85% of the bf16 peak and int8 "
-                           "about three quarters of the int8 peak")
+                           "past about four and a half times, and with int8, whose peak with VNNI is four times fp32's, "
+                           "past about nine times. The compiled bf16 model reached about four fifths of the bf16 peak and "
+                           "int8 about three quarters of the int8 peak")
 def _(m):
     def ceiling(k, factor):  # that precision's peak over the naive loop's GFLOP/s
         return factor / _cs_param(m, k, "1-naive", "share_of_peak")
-    return all(4.5 < ceiling(k, 2) < 5.0 and 9.0 < ceiling(k, 4) < 10.0
-               and 0.8 < _cs_param(m, k, "6-bf16", "share_of_peak") < 0.9
+    return all(4.2 < ceiling(k, 2) < 4.8 and 8.5 < ceiling(k, 4) < 9.5
+               and 0.77 < _cs_param(m, k, "6-bf16", "share_of_peak") < 0.85
                and 0.7 < _cs_param(m, k, "7-int8", "share_of_peak") < 0.8 for k in m.kinds(CS_ZEN4))
 
 
@@ -801,10 +817,76 @@ def _(m):
                and 2 < _cs_param(m, k, "7-int8", "max_abs_logit_diff") < 3 for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "Each compiled step took 13 to 19 seconds to compile on the Zen 4 machine")
-@claim("naive-to-fast.md", "It costs a compilation of 13 to 19 seconds in every process that starts it")
+@claim("naive-to-fast.md", "Each compiled step took 15 to 19 seconds to compile on the Zen 4 machine")
+@claim("naive-to-fast.md", "It costs a compilation of 15 to 19 seconds in every process that starts it")
 def _(m):
-    return all(12 < _cs_param(m, k, s, "compile_s") < 19 for s in ("5-compile", "6-bf16", "7-int8") for k in m.kinds(CS_ZEN4))
+    return all(14.5 < _cs_param(m, k, s, "compile_s") < 19.5 for s in ("5-compile", "6-bf16", "7-int8") for k in m.kinds(CS_ZEN4))
+
+
+# The other runtimes, each beside the PyTorch step of its precision
+CS_ORT_FP32, CS_OV_FP32 = "onnx-runtime-fp32-other-runtime", "openvino-fp32-other-runtime"
+CS_OV_BF16, CS_ORT_INT8 = "openvino-bf16-other-runtime", "onnx-runtime-int8-other-runtime"
+CS_RUNTIMES = {CS_ORT_FP32: "5-compile", CS_OV_FP32: "5-compile", CS_OV_BF16: "6-bf16", CS_ORT_INT8: "7-int8"}
+
+
+def _runtime_gain(m, k, group, runtime):
+    """How many times better the runtime did than the PyTorch step of its precision (>1: the runtime wins)."""
+    return _cs(m, k, group, runtime) / _cs(m, k, group, CS_RUNTIMES[runtime])
+
+
+@claim("naive-to-fast.md", "| fp32 (step 5) | ONNX Runtime 1.04×, OpenVINO 1.05× | ONNX Runtime 1.00×, OpenVINO 1.09× |")
+@claim("naive-to-fast.md", "| bf16 (step 6) | OpenVINO 1.09× | OpenVINO 1.22× |")
+@claim("naive-to-fast.md", "| int8 (step 7) | ONNX Runtime 1.05× | ONNX Runtime 1.19× |")
+@claim("naive-to-fast.md", "On the Zen 4 machine the runtimes came out ahead of tuned PyTorch at every precision, by a "
+                           "little in throughput and by more at batch 1")
+@claim("naive-to-fast.md", "So on this CPU tuned PyTorch is within a tenth of the runtimes in throughput, and a fifth "
+                           "behind at batch 1 in low precision")
+@claim("naive-to-fast.md", "PyTorch's int8 or bf16 step keeps you within a tenth without leaving PyTorch")
+def _(m):
+    expected = {(CS_THROUGHPUT, CS_ORT_FP32): 1.04, (CS_THROUGHPUT, CS_OV_FP32): 1.05, (CS_LATENCY, CS_ORT_FP32): 1.00,
+                (CS_LATENCY, CS_OV_FP32): 1.09, (CS_THROUGHPUT, CS_OV_BF16): 1.09, (CS_LATENCY, CS_OV_BF16): 1.22,
+                (CS_THROUGHPUT, CS_ORT_INT8): 1.05, (CS_LATENCY, CS_ORT_INT8): 1.19}
+    return all(all(abs(_runtime_gain(m, k, group, runtime) - value) < 0.005 for (group, runtime), value in expected.items())
+               for k in m.kinds(CS_ZEN4))
+
+
+@claim("naive-to-fast.md", "The fastest of all was ONNX Runtime's int8: 6.9 times the naive loop's throughput and 5.9 times "
+                           "at batch 1, against 6.6 and 4.9 times for PyTorch's int8. Its top-1 agreement with fp32 was "
+                           "about the same (75% against 78%)")
+def _(m):
+    def best(k, group):
+        return max(m.ratio(k, row_id) for row_id in m.rows[k] if row_id.startswith(group))
+    return all(6.8 < _cs(m, k, CS_THROUGHPUT, CS_ORT_INT8) < 7.0 and 5.8 < _cs(m, k, CS_LATENCY, CS_ORT_INT8) < 6.0
+               and best(k, CS_THROUGHPUT) == _cs(m, k, CS_THROUGHPUT, CS_ORT_INT8)
+               and best(k, CS_LATENCY) == _cs(m, k, CS_LATENCY, CS_ORT_INT8)
+               and 70 < _cs_param(m, k, CS_ORT_INT8, "top1_agreement_pct") < 80 for k in m.kinds(CS_ZEN4))
+
+
+@claim("naive-to-fast.md", "OpenVINO's bf16 also agreed with fp32 on more images than PyTorch's (97% against 92%)")
+def _(m):
+    return all(96 < _cs_param(m, k, CS_OV_BF16, "top1_agreement_pct") < 98
+               and _cs_param(m, k, CS_OV_BF16, "top1_agreement_pct") > _cs_param(m, k, "6-bf16", "top1_agreement_pct")
+               for k in m.kinds(CS_ZEN4))
+
+
+@claim("naive-to-fast.md", "The runtimes were ready sooner: 5 to 12 seconds to export and build, against 15 to 19 for "
+                           "`torch.compile`")
+def _(m):
+    return all(all(4.5 < _cs_param(m, k, r, "compile_s") < 12.5 for r in CS_RUNTIMES)
+               and all(14.5 < _cs_param(m, k, s, "compile_s") < 19.5 for s in ("5-compile", "6-bf16", "7-int8"))
+               for k in m.kinds(CS_ZEN4))
+
+
+@claim("naive-to-fast.md", "Where PyTorch loses, the runtimes' kernels reached a larger share of the same peak (fp32 86-87% "
+                           "against 83%, bf16 90% against 82%, int8 78% against 74%")
+def _(m):
+    def share(k, step):
+        return _cs_param(m, k, step, "share_of_peak")
+    return all(all(share(k, r) > share(k, step) for r, step in CS_RUNTIMES.items())
+               and 0.855 < share(k, CS_ORT_FP32) < 0.875 and 0.855 < share(k, CS_OV_FP32) < 0.875
+               and 0.825 < share(k, "5-compile") < 0.835 and 0.895 < share(k, CS_OV_BF16) < 0.905
+               and 0.815 < share(k, "6-bf16") < 0.825 and 0.775 < share(k, CS_ORT_INT8) < 0.785
+               and 0.735 < share(k, "7-int8") < 0.745 for k in m.kinds(CS_ZEN4))
 
 
 # --- end of claims ---------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """From naive to fast: ResNet-50 inference taken through the cumulative steps of
 snippets/case_study_resnet50_inference.py, measured side by side in one run, in two regimes:
 throughput at the best batch size, and batch-1 latency (p50; p99 in params). Quick mode runs the
-eager steps (1-4) at 64x64; full mode every step at 224x224, both compilations included.
+eager steps (1-4) at 64x64; full mode every step at 224x224, the compilations included, and beside
+them ONNX Runtime and OpenVINO on the same model and inputs (snippets/case_study_resnet50_runtimes.py), each row measured in three interleaved rounds.
 """
 from bench import machine
-from bench.core import load_snippet
+from bench.core import load_snippet, summarise
 
 TITLE = "From naive to fast"
 ORDER = 5
@@ -16,16 +17,43 @@ LATENCY = "ResNet-50 batch-1 latency p50, all cores"
 
 
 SIDE_NAMES = {"package": "AOTInductor package"}
+# The other runtimes, full mode only (snippets/case_study_resnet50_runtimes.py):
+# {row: (runtime, precision, the PyTorch step it sits beside)}
+PEERS = {"ONNX Runtime fp32": ("onnxruntime", "fp32", "compile"),
+         "OpenVINO fp32": ("openvino", "fp32", "compile"),
+         "OpenVINO bf16": ("openvino", "bf16", "bf16"),
+         "ONNX Runtime int8": ("onnxruntime", "int8", "int8")}
 
 
 def label(step: str, index: int) -> str:
     """'1 naive', ... as the page numbers them; a side row keeps its name."""
+    if step in PEERS:
+        return f"{step} (other runtime)"
     return f"{index} {step.replace('_', ' ')}" if index else f"{SIDE_NAMES.get(step, step)} (side row)"
+
+
+def peers(bf16: bool) -> dict:
+    """The runtimes' builders for measure_steps; a runtime that is not installed is left out
+    with a SKIP line (the test suite fails on it under REQUIRE_RUNTIMES=1)."""
+    import functools
+    import sys
+
+    runtimes = load_snippet("case_study_resnet50_runtimes")
+    found = {}
+    for row, (runtime, precision, _) in PEERS.items():
+        module = runtimes.missing_module(runtime)
+        if module:
+            print(f"SKIP: case_study row {row!r}: {module} is not installed (requirements.txt)", file=sys.stderr)
+        elif precision != "bf16" or bf16:
+            build = getattr(runtimes, f"{runtime}_predictor")
+            found[row] = functools.partial(build, precision=precision), precision
+    return found
 
 
 def run(session) -> None:
     case = load_snippet("case_study_resnet50_inference")
-    rows = case.measure_steps(quick=session.quick, log=lambda line: None)
+    rows = case.measure_steps(quick=session.quick, log=lambda line: None,
+                              peers=None if session.quick else peers(case.native_bf16()))
     cores = machine.usable_cores()
     peaks = (machine.peaks(cores) or ({}, None))[0]
     speed = {r["step"]: r["images_per_s"] for r in rows if r["run"]}
@@ -35,9 +63,12 @@ def run(session) -> None:
         # without native bf16, the compiled fp32 model); the side row never is
         taken = bool(index) and (row["step"] != "int8" or speed["int8"] > speed.get("bf16", speed.get("compile", 0)))
         peak = peaks.get(row["precision"])
-        # a side row sits after the step it is compared with: bf16 eager after 4, the package after 5
-        compared = case.SIDE_ROWS.get(row["step"], (None, None))[1]
-        params = {"step": index or case.STEPS.index(compared) + 1.5,
+        # a side row sits after the step it is compared with: bf16 eager after 4, the package after
+        # 5, another runtime after the PyTorch step of its precision (compared_step)
+        compared = PEERS[row["step"]][2] if row["step"] in PEERS else case.SIDE_ROWS.get(row["step"], (None, None))[1]
+        offset = 1.6 + 0.1 * list(PEERS).index(row["step"]) if row["step"] in PEERS else 1.5
+        params = {"step": index or case.STEPS.index(compared) + offset,
+                  "compared_step": case.STEPS.index(compared) + 1 if row["step"] in PEERS else None,
                   "tuned_path": taken, "precision": row["precision"], "batch": row["batch"],
                   "size": row["size"], "gflops": row["gflops"],
                   "share_of_peak": row["gflops"] / peak if peak else None,
@@ -46,6 +77,9 @@ def run(session) -> None:
                   "compile_s": row["compile_s"], "load_s": row["load_s"], "package_mb": row["package_mb"],
                   "num_threads": cores}
         baseline = row["step"] == "naive"
+        # spread: the IQR over the rounds (throughput) and over the pooled batch-1 calls (latency)
         session.record(THROUGHPUT, label(row["step"], index), row["images_per_s"], "samples/s",
-                       higher_is_better=True, baseline=baseline, params=params)
-        session.record(LATENCY, label(row["step"], index), row["p50_s"], "s", baseline=baseline, params=params)
+                       higher_is_better=True, baseline=baseline, params=params,
+                       spread=summarise(row["images_per_s_rounds"])[1], runs=len(row["images_per_s_rounds"]))
+        session.record(LATENCY, label(row["step"], index), row["p50_s"], "s", baseline=baseline, params=params,
+                       spread=summarise(row["latency_samples_s"])[1], runs=len(row["latency_samples_s"]))

@@ -1,0 +1,200 @@
+"""The case study's other runtimes: the snippet runs on its own and agrees with PyTorch eager; a
+missing runtime gives a SKIP line (a failure under REQUIRE_RUNTIMES=1, as in CI); the benchmark
+case measures them beside the PyTorch steps, on the same model and inputs. Correctness only: no
+speed bound is asserted."""
+import importlib.util
+import os
+import re
+import runpy
+import sys
+
+import pytest
+
+from bench.cases import case_study
+from tests.snippets import run_here, run_shared, snippet_path
+
+NAME = "case_study_resnet50_runtimes"
+MODULES = {"onnxruntime": ("onnx", "onnxscript", "onnxruntime"), "openvino": ("openvino",)}
+ROW = re.compile(r"^(?P<name>.+?) +(?P<build>[\d.]+) +(?P<per_s>[\d.]+) +(?P<ms>[\d.]+) +(?P<agree>\d+)% +(?P<diff>\S+)$")
+
+
+def require(*runtimes: str) -> None:
+    """Skip where a runtime is not installed; under REQUIRE_RUNTIMES=1 fail instead."""
+    missing = [m for r in runtimes for m in MODULES[r] if importlib.util.find_spec(m) is None]
+    if missing:
+        if os.environ.get("REQUIRE_RUNTIMES") == "1":
+            pytest.fail(f"REQUIRE_RUNTIMES=1 but {', '.join(missing)} is not installed (requirements.txt)")
+        pytest.skip(f"{', '.join(missing)} not installed")
+
+
+def rows(out: str) -> dict[str, dict]:
+    found = {}
+    for line in out.splitlines():
+        match = ROW.match(line)
+        if match:
+            found[match["name"]] = {k: float(v) for k, v in match.groupdict().items() if k != "name"}
+    return found
+
+
+@pytest.fixture(scope="module")
+def quick() -> str:
+    return run_shared(NAME).stdout  # the page's run: --quick
+
+
+def test_quick_run_names_versions_and_rows(quick):
+    require("onnxruntime", "openvino")
+    assert re.search(r"^torch \S+, \d+ thread\(s\), ResNet-50 at 64x64, batch 8$", quick, re.M), quick
+    assert re.search(r"^onnxruntime \d+\.\d+\.\d+$", quick, re.M) and re.search(r"^openvino \d+\.\d+\.\d+$", quick, re.M)
+    assert "SKIP" not in quick
+    expected = ["PyTorch eager", "ONNX Runtime fp32", "ONNX Runtime int8", "OpenVINO fp32"]
+    assert list(rows(quick))[:4] == expected, quick
+    assert all(r["per_s"] > 0 and r["ms"] > 0 for r in rows(quick).values())
+
+
+def test_onnxruntime_agrees_with_pytorch(quick):
+    require("onnxruntime")
+    measured = rows(quick)
+    assert measured["PyTorch eager"]["diff"] == 0.0
+    assert measured["ONNX Runtime fp32"]["agree"] == 100 and measured["ONNX Runtime fp32"]["diff"] < 1e-3  # rounding only
+    assert 0 < measured["ONNX Runtime int8"]["diff"] < 10  # quantised: close, not equal
+
+
+def test_openvino_agrees_with_pytorch(quick):
+    """fp32 asked for explicitly gives fp32 logits; the bf16 row exists where OpenVINO has native bf16."""
+    require("openvino")
+    measured = rows(quick)
+    assert measured["OpenVINO fp32"]["agree"] == 100 and measured["OpenVINO fp32"]["diff"] < 1e-3
+    if runpy.run_path(str(snippet_path(NAME)))["openvino_native_bf16"]():
+        assert 1e-3 < measured["OpenVINO bf16"]["diff"] < 5
+    else:
+        assert re.search(r"^OpenVINO bf16 +not run: no native bf16$", quick, re.M), quick
+
+
+@pytest.mark.parametrize("runtime,left", [("onnxruntime", ["OpenVINO fp32", "OpenVINO bf16"]),
+                                          ("openvino", ["ONNX Runtime fp32", "ONNX Runtime int8"])])
+def test_a_missing_runtime_prints_skip_and_the_other_still_runs(runtime, left, monkeypatch, capsys):
+    """Which rows run, without running them: the SKIP line names the missing module and how to
+    install it, and the other runtime's rows stay."""
+    require("onnxruntime", "openvino")
+    snippet = runpy.run_path(str(snippet_path(NAME)))
+    monkeypatch.setitem(sys.modules, runtime, None)  # `import runtime` now raises ModuleNotFoundError
+    planned = [name for name, _, _ in snippet["rows_to_run"](["onnxruntime", "openvino"])]
+    assert planned == ["PyTorch eager", *left]
+    printed = capsys.readouterr().out
+    assert re.search(rf"^SKIP: {runtime} is not installed, no {runtime} rows; pip install .*{runtime}==", printed, re.M)
+
+
+def test_runtime_missing_alone_leaves_pytorch_only(monkeypatch):
+    """The whole program with its one runtime missing: a SKIP line, PyTorch's row, exit 0."""
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    result = run_here(NAME, "--quick", "--runtime", "onnxruntime", "--batch", "2")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("SKIP: onnxruntime is not installed") == 1
+    assert list(rows(result.stdout)) == ["PyTorch eager"], result.stdout
+
+
+@pytest.mark.parametrize("args,message", [(("--batch", "1"), "between 2 and 256"), (("--batch", "257"), "between 2 and 256"),
+                                          (("--runtime", "tvm"), "invalid choice: 'tvm'")])
+def test_bad_arguments_exit_2(args, message):
+    result = run_here(NAME, *args)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_the_benchmark_measures_the_runtimes_beside_pytorch():
+    """measure_steps with the case's peers: the same model, inputs and parity check as the
+    PyTorch steps (fp32 runtimes agree with fp32 eager), and a build time recorded."""
+    require("onnxruntime", "openvino")
+    case = runpy.run_path(str(snippet_path("case_study_resnet50_inference")))
+    peers = {name: peer for name, peer in case_study.peers(bf16=False).items() if "fp32" in name}
+    assert list(peers) == ["ONNX Runtime fp32", "OpenVINO fp32"]
+    measured = case["measure_steps"](["batching"], quick=True, batch=2, size=32, log=lambda line: None, peers=peers)
+    assert [r["step"] for r in measured] == ["batching", "ONNX Runtime fp32", "OpenVINO fp32"]
+    for row in measured[1:]:
+        assert row["run"] and row["precision"] == "fp32" and row["batch"] == 2 and row["images_per_s"] > 0
+        assert row["top1_agreement_pct"] == 100.0 and row["max_abs_logit_diff"] < 1e-3
+        assert row["compile_s"] > 0 and 0 < row["p50_s"] <= row["p99_s"]
+
+
+def test_a_missing_runtime_leaves_its_rows_out_with_a_skip_line(monkeypatch, capsys):
+    """The benchmark's side: no OpenVINO rows and a SKIP line on stderr, the other runtime kept."""
+    require("onnxruntime")
+    monkeypatch.setitem(sys.modules, "openvino", None)
+    found = case_study.peers(bf16=True)
+    assert list(found) == ["ONNX Runtime fp32", "ONNX Runtime int8"]
+    assert "SKIP: case_study row 'OpenVINO fp32': openvino is not installed" in capsys.readouterr().err
+
+
+def test_int8_model_runs_every_convolution_as_qlinearconv(tmp_path):
+    """What quantize_int8's docstring and the page say: with uint8 activations ONNX Runtime's
+    optimiser fuses every Quantize/DequantizeLinear + Conv group of ResNet-50 into QLinearConv;
+    with quantize_static's default, int8 activations, many stay fp32 Conv."""
+    require("onnxruntime")
+    import collections
+
+    import onnx
+    import onnxruntime
+    import torch
+    import torchvision
+    from onnxruntime.quantization import CalibrationDataReader, quantize_static
+
+    snippet = runpy.run_path(str(snippet_path(NAME)))
+    torch.manual_seed(0)
+    model = torchvision.models.resnet50(weights=None).eval()
+    calibration = torch.randn(8, 3, 32, 32, generator=torch.Generator().manual_seed(2))
+    exported = snippet["export_onnx"](model, calibration, tmp_path / "m.onnx")
+
+    def optimised_ops(path) -> collections.Counter:
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.optimized_model_filepath = str(tmp_path / "optimised.onnx")
+        onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        return collections.Counter(node.op_type for node in onnx.load(options.optimized_model_filepath).graph.node)
+
+    ops = optimised_ops(snippet["quantize_int8"](exported, calibration))
+    assert ops["QLinearConv"] == 53 and ops["Conv"] == 0, ops  # ResNet-50 has 53 convolutions
+    class Images(CalibrationDataReader):
+        batches = iter([{"x": calibration.numpy()}])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    reader = Images()
+    quantize_static(str(exported.with_suffix(".prep.onnx")), str(tmp_path / "default.onnx"), reader, per_channel=True)
+    ops = optimised_ops(tmp_path / "default.onnx")
+    assert ops["Conv"] >= 10 and ops["QLinearConv"] < 53, ops  # the defaults: int8 activations
+
+
+def test_openvino_runs_bf16_unless_told_fp32():
+    """What the page warns of: on a CPU with native bf16, OpenVINO's CPU plugin defaults to bf16
+    inference precision, so a model left at its defaults no longer gives fp32 logits."""
+    require("openvino")
+    import openvino
+    import torch
+
+    if os.environ.get("ONEDNN_MAX_CPU_ISA"):
+        pytest.skip("OpenVINO's defaults follow the real CPU, not the ISA cap of an emulated one")
+    core = openvino.Core()
+    native = "BF16" in core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+    assert core.get_property("CPU", "INFERENCE_PRECISION_HINT") == (openvino.Type.bf16 if native else openvino.Type.f32)
+    model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)).eval()
+    x = torch.randn(4, 256, generator=torch.Generator().manual_seed(0))
+    converted = openvino.convert_model(torch.export.export(model, (x,)))
+    expected = model(x).detach()
+    diff = {hint: float((torch.from_numpy(core.compile_model(converted, "CPU", config)(x.numpy())[0]) - expected).abs().max())
+            for hint, config in (("default", {}), ("f32", {"INFERENCE_PRECISION_HINT": "f32"}))}
+    assert diff["f32"] < 1e-4
+    assert (diff["default"] > 1e-3) == native, diff
+
+
+@pytest.mark.parametrize("isa,native", [("AVX2", False), ("AVX", False), ("AVX512_CORE_VNNI", False),
+                                        ("AVX512_CORE_BF16", True), ("AVX512_CORE_AMX", True), ("", True)])
+def test_an_isa_cap_turns_openvino_bf16_off(isa, native, monkeypatch):
+    """Under ONEDNN_MAX_CPU_ISA below bf16 (the emulated AVX2 CPU of the isolated run) OpenVINO
+    still reports BF16 but has no bf16 kernels: the snippet must not run its bf16 row there."""
+    require("openvino")
+    import openvino
+
+    if "BF16" not in openvino.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES"):
+        pytest.skip("this CPU has no native bf16 to turn off")
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", isa)
+    assert runpy.run_path(str(snippet_path(NAME)))["openvino_native_bf16"]() is native
