@@ -268,25 +268,27 @@ def step_details(references: list[dict], technique: str) -> str:
     for ref in references:
         rows = [r for r in ref["results"] if r["technique"] == technique and "gflops" in r["params"]
                 and r["unit"] == "samples/s"]
-        if not rows:
-            continue
-        lines += [f"**{kind_title(ref['machine'])}**", "",
-                  "| Step | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |",
-                  "|---|---:|---:|---:|"]
-        for r in rows:
-            p = r["params"]
-            share = f" ({p['share_of_peak']:.0%} of {p['precision']})" if p.get("share_of_peak") else ""
-            built = "built" if p.get("compared_step") else "compiled"  # another runtime: export and conversion
-            compiled = f"<br><small>{built} in {p['compile_s']:.0f}&nbsp;s</small>" if p.get("compile_s") else ""
-            if p.get("load_s"):
-                compiled += f"<br><small>loads in {p['load_s']:.1f}&nbsp;s</small>"
-            lines.append(f"| {r['label']}{compiled} | {p['gflops']:.0f}{share} | {fmt_value(p['p99_s'], 's')} | "
-                         f"{p['top1_agreement_pct']:.0f}%, {p['max_abs_logit_diff']:.1g} |")
-        lines.append("")
+        for group in dict.fromkeys(r["group"] for r in rows):  # one table per model, in run order
+            lines += [f"**{kind_title(ref['machine'])}: {group.split(' throughput')[0]}**", "",
+                      "| Step | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |",
+                      "|---|---:|---:|---:|"]
+            lines += [_step_line(r) for r in rows if r["group"] == group] + [""]
     if not lines:
         return ""
     return ('??? info "Every step: GFLOP/s against the peak, p99 latency, parity and compile time"\n\n'
             + "\n".join(("    " + line) if line else "" for line in lines) + "\n\n")
+
+
+def _step_line(r: dict) -> str:
+    """One row of step_details' table."""
+    p = r["params"]
+    share = f" ({p['share_of_peak']:.0%} of {p['precision']})" if p.get("share_of_peak") else ""
+    built = "built" if p.get("compared_step") else "compiled"  # another runtime: export and conversion
+    compiled = f"<br><small>{built} in {p['compile_s']:.0f}&nbsp;s</small>" if p.get("compile_s") else ""
+    if p.get("load_s"):
+        compiled += f"<br><small>loads in {p['load_s']:.1f}&nbsp;s</small>"
+    return (f"| {r['label']}{compiled} | {p['gflops']:.0f}{share} | {fmt_value(p['p99_s'], 's')} | "
+            f"{p['top1_agreement_pct']:.0f}%, {p['max_abs_logit_diff']:.1g} |")
 
 
 def page_fragment(references: list[dict], technique: str) -> str:

@@ -87,7 +87,7 @@ def as_result(saved: dict) -> subprocess.CompletedProcess:
 
 # The arguments of the run a page shows, for a snippet whose default takes minutes (the case
 # study's published sizes): the page says which command printed its output.
-PAGE_ARGS: dict[str, tuple[str, ...]] = {"case_study_resnet50_inference": ("--quick",),
+PAGE_ARGS: dict[str, tuple[str, ...]] = {"case_study_inference": ("--quick",),
                                          "case_study_resnet50_runtimes": ("--quick",)}
 
 
@@ -230,7 +230,7 @@ MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
         (r"^with a native path, for those threads: (.+)$",
          "bf16 and int8 peaks only where the CPU has AVX512_BF16, VNNI or AMX"),
     ),
-    "case_study_resnet50_inference": (
+    "case_study_inference": (
         (r"^torch \S+, (\d+) thread\(s\), CPU capability (\w+), native bf16: (yes|no), native int8: (yes|no)$",
          "threads, the ISA torch dispatches to, and whether the CPU has bf16 (AVX512_BF16/AMX) and int8 (VNNI/AMX)"),
         (r"^batch size: (\d+) \(best of the sweep\)$", "the fastest batch size depends on the CPU"),

@@ -104,13 +104,13 @@ def test_the_benchmark_measures_the_runtimes_beside_pytorch():
     """measure_steps with the case's peers: the same model, inputs and parity check as the
     PyTorch steps (fp32 runtimes agree with fp32 eager), and a build time recorded."""
     require("onnxruntime", "openvino")
-    case = runpy.run_path(str(snippet_path("case_study_resnet50_inference")))
+    case = runpy.run_path(str(snippet_path("case_study_inference")))
     peers = {name: peer for name, peer in case_study.peers(bf16=False).items() if "fp32" in name}
     assert list(peers) == ["ONNX Runtime fp32", "OpenVINO fp32"]
     measured = case["measure_steps"](["batching"], quick=True, batch=2, size=32, log=lambda line: None, peers=peers)
     assert [r["step"] for r in measured] == ["batching", "ONNX Runtime fp32", "OpenVINO fp32"]
     for row in measured[1:]:
-        assert row["run"] and row["precision"] == "fp32" and row["batch"] == 2 and row["images_per_s"] > 0
+        assert row["run"] and row["precision"] == "fp32" and row["batch"] == 2 and row["items_per_s"] > 0
         assert row["top1_agreement_pct"] == 100.0 and row["max_abs_logit_diff"] < 1e-3
         assert row["compile_s"] > 0 and 0 < row["p50_s"] <= row["p99_s"]
 

@@ -1,8 +1,10 @@
-"""From naive to fast: ResNet-50 inference taken through the cumulative steps of
-snippets/case_study_resnet50_inference.py, measured side by side in one run, in two regimes:
-throughput at the best batch size, and batch-1 latency (p50; p99 in params). Quick mode runs the
-eager steps (1-4) at 64x64; full mode every step at 224x224, the compilations included, and beside
-them ONNX Runtime and OpenVINO on the same model and inputs (snippets/case_study_resnet50_runtimes.py), each row measured in three interleaved rounds.
+"""From naive to fast: ResNet-50 and a BERT-base-shaped transformer, inference taken through the
+cumulative steps of snippets/case_study_inference.py, measured side by side in one run per model,
+in two regimes: throughput at the best batch size, and batch-1 latency (p50; p99 in params).
+Quick mode runs the eager steps (64x64 images, 32-token sequences); full mode every step (224x224,
+128 tokens), the compilations included, each row measured in three interleaved rounds, and beside
+ResNet-50 ONNX Runtime and OpenVINO on the same model and inputs
+(snippets/case_study_resnet50_runtimes.py).
 """
 from bench import machine
 from bench.core import load_snippet, summarise
@@ -14,6 +16,9 @@ WHEN = "Start here: the order of the steps on one real model, and how far each C
 
 THROUGHPUT = "ResNet-50 throughput, all cores"
 LATENCY = "ResNet-50 batch-1 latency p50, all cores"
+# {model: (its throughput group, its latency group)}, as measure_steps names the models
+GROUPS = {"resnet50": (THROUGHPUT, LATENCY),
+          "transformer": ("Transformer throughput, all cores", "Transformer batch-1 latency p50, all cores")}
 
 
 SIDE_NAMES = {"package": "AOTInductor package"}
@@ -51,12 +56,18 @@ def peers(bf16: bool) -> dict:
 
 
 def run(session) -> None:
-    case = load_snippet("case_study_resnet50_inference")
-    rows = case.measure_steps(quick=session.quick, log=lambda line: None,
-                              peers=None if session.quick else peers(case.native_bf16()))
+    case = load_snippet("case_study_inference")
+    for model, (throughput, latency) in GROUPS.items():
+        with_peers = model == "resnet50" and not session.quick
+        rows = case.measure_steps(quick=session.quick, log=lambda line: None, model_name=model,
+                                  peers=peers(case.native_bf16()) if with_peers else None)
+        record(session, case, rows, throughput, latency)
+
+
+def record(session, case, rows: list[dict], throughput: str, latency: str) -> None:
     cores = machine.usable_cores()
     peaks = (machine.peaks(cores) or ({}, None))[0]
-    speed = {r["step"]: r["images_per_s"] for r in rows if r["run"]}
+    speed = {r["step"]: r["items_per_s"] for r in rows if r["run"]}
     for row in [r for r in rows if r["run"]]:
         index = case.STEPS.index(row["step"]) + 1 if row["step"] in case.STEPS else 0
         # int8 is the other low precision after step 5: on the path only where it beats bf16 (or,
@@ -78,8 +89,8 @@ def run(session) -> None:
                   "num_threads": cores}
         baseline = row["step"] == "naive"
         # spread: the IQR over the rounds (throughput) and over the pooled batch-1 calls (latency)
-        session.record(THROUGHPUT, label(row["step"], index), row["images_per_s"], "samples/s",
+        session.record(throughput, label(row["step"], index), row["items_per_s"], "samples/s",
                        higher_is_better=True, baseline=baseline, params=params,
-                       spread=summarise(row["images_per_s_rounds"])[1], runs=len(row["images_per_s_rounds"]))
-        session.record(LATENCY, label(row["step"], index), row["p50_s"], "s", baseline=baseline, params=params,
+                       spread=summarise(row["items_per_s_rounds"])[1], runs=len(row["items_per_s_rounds"]))
+        session.record(latency, label(row["step"], index), row["p50_s"], "s", baseline=baseline, params=params,
                        spread=summarise(row["latency_samples_s"])[1], runs=len(row["latency_samples_s"]))

@@ -8,7 +8,7 @@ import pytest
 
 from tests.snippets import run_here, run_shared, snippet_path
 
-NAME = "case_study_resnet50_inference"
+NAME = "case_study_inference"
 STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16", "int8")
 FP32_EAGER = STEPS[:4]
 NUMBER = r"[\d.]+"
@@ -87,6 +87,8 @@ def test_every_step_agrees_with_fp32_eager(quick):
     (("--batch", "257"), "--batch must be between 1 and 256"),
     (("--batch", "x"), "--batch"),
     (("--size", "16"), "--size must be between 32 and 448"),
+    (("--model", "transformer", "--size", "4"), "--size must be between 8 and 512 tokens"),
+    (("--model", "gpt"), "invalid choice: 'gpt'"),
     (("--batch", "256"), "leave naive out of --steps"),  # 256 images' autograd state at 224x224
     (("--quick", "--no-such-option"), "--no-such-option"),
 ])
@@ -121,11 +123,31 @@ def test_measurements_are_importable_as_rows():
     assert [r["step"] for r in rows] == ["batching", "compile", "package"]  # the package comes with compile
     batching, compiled, _ = rows
     assert batching["run"] and batching["precision"] == "fp32" and batching["batch"] == 2
-    assert batching["images_per_s"] > 0 and 0 < batching["p50_s"] <= batching["p99_s"]
-    assert batching["gflops"] == pytest.approx(batching["images_per_s"] * batching["gflop_per_image"])
+    assert batching["items_per_s"] > 0 and 0 < batching["p50_s"] <= batching["p99_s"]
+    assert batching["gflops"] == pytest.approx(batching["items_per_s"] * batching["gflop_per_item"])
     assert batching["top1_agreement_pct"] == 100.0 and batching["max_abs_logit_diff"] == 0.0
     assert batching["compile_s"] is None
-    assert not compiled["run"] and compiled["reason"] == "not run in --quick" and compiled["images_per_s"] is None
-    assert {"step", "images_per_s", "p50_s", "p99_s", "gflops", "top1_agreement_pct", "max_abs_logit_diff",
+    assert not compiled["run"] and compiled["reason"] == "not run in --quick" and compiled["items_per_s"] is None
+    assert {"step", "items_per_s", "p50_s", "p99_s", "gflops", "top1_agreement_pct", "max_abs_logit_diff",
             "precision", "batch", "compile_s", "run"} <= set(batching)
     assert lines[0].startswith("torch ") and "batch size: 2 (--batch)" in lines
+
+
+def test_the_transformer_runs_the_steps_that_apply():
+    """The BERT-base-shaped classifier through the eager steps: channels_last does not apply (no
+    convolutions), the package is ResNet-50's only, and the fp32 steps agree with fp32 eager."""
+    result = run_here(NAME, "--model", "transformer", "--quick", "--size", "16", "--batch", "2")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "BERT-base-shaped text classifier (nn.TransformerEncoder, 12 layers, seed 0), 16-token sequences" in out
+    assert re.search(r"^denormal weights: 0\.000% of 108,896,266$", out, re.M)  # BERT-base's size, 10-class head
+    gflop = float(re.search(r"^GFLOP per sequence: ([\d.]+)$", out, re.M).group(1))
+    assert 2.6 < gflop < 2.8  # 2 x 85M encoder weights x 16 tokens, plus attention and the head
+    for step in ("naive", "inference_mode", "batching"):
+        assert re.fullmatch(MEASURED, table_row(out, step)), f"{step}: {table_row(out, step)!r}"
+        agree, diff = agreement(out, step)
+        assert agree == 100.0 and diff < 1e-4, (step, agree, diff)
+    assert table_row(out, "channels_last") == "not run: no convolutions"
+    assert table_row(out, "package") == "not run: ResNet-50 only"
+    classes = int(re.search(r"^parity inputs: 16, in (\d+) classes by fp32 eager$", out, re.M).group(1))
+    assert classes >= 4, "the re-centred head must give the inputs different classes"

@@ -1,8 +1,10 @@
-"""From naive to fast: ResNet-50 inference on a CPU, one cumulative step at a time, measured side by side.
+"""From naive to fast: inference on a CPU, one cumulative step at a time, measured side by side,
+for ResNet-50 or a BERT-base-shaped transformer text classifier.
 
-python case_study_resnet50_inference.py            # 224x224, two compiles: about 5 minutes on 2 cores
-python case_study_resnet50_inference.py --quick    # 64x64, no compile: well under a minute
-python case_study_resnet50_inference.py --steps batching,compile --batch 8
+python case_study_inference.py                      # ResNet-50, 224x224, all steps: about 5 minutes on 2 cores
+python case_study_inference.py --quick              # 64x64, no compile: well under a minute
+python case_study_inference.py --model transformer  # 128-token sequences
+python case_study_inference.py --steps batching,compile --batch 8
 """
 import argparse
 import copy
@@ -15,6 +17,7 @@ import time
 from pathlib import Path
 
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.benchmark import Timer
 from torch.utils.flop_counter import FlopCounterMode
@@ -25,8 +28,8 @@ BF16_EAGER = "bf16 eager"  # a side row: bf16 autocast on step 4, not on the cum
 PACKAGE = "package"  # a side row: step 5's model compiled ahead of time into one file (AOTInductor)
 SIDE_ROWS = {BF16_EAGER: ("bf16", "channels_last"), PACKAGE: ("compile", "compile")}  # run with, compared with
 # rounds: every row is measured once per round, so a slow minute on a shared machine falls on all rows alike
-FULL = {"size": 224, "sweep": (1, 4, 8, 16, 32), "latency_calls": 20, "parity_items": 64, "seconds": 1.0, "rounds": 3}
-QUICK = {"size": 64, "sweep": (1, 4, 16), "latency_calls": 20, "parity_items": 16, "seconds": 0.2, "rounds": 1}
+FULL = {"sweep": (1, 4, 8, 16, 32), "latency_calls": 20, "parity_items": 64, "seconds": 1.0, "rounds": 3}
+QUICK = {"sweep": (1, 4, 16), "latency_calls": 20, "parity_items": 16, "seconds": 0.2, "rounds": 1}
 NAIVE_MAX_PIXELS = 64 * 224 * 224  # batch x size^2: the naive step keeps ~130 MB of autograd state per 224x224 image
 
 
@@ -40,23 +43,27 @@ def make_images(n: int, size: int, seed: int = 1) -> torch.Tensor:
         n, 3, size, size, generator=g)
 
 
-def make_resnet50(size: int, seed: int = 0) -> torch.nn.Module:
+def recentre(model: nn.Module, classifier: nn.Linear, calibration: torch.Tensor) -> nn.Module:
+    """Random weights give every input nearly the same features, hence the same class. Set the
+    classifier's bias so that the mean calibration input scores zero: the top-1 class then
+    depends on the input, which the parity check needs."""
+    features = {}
+    hook = classifier.register_forward_pre_hook(lambda module, args: features.update(f=args[0]))
+    with torch.no_grad():
+        model(calibration)
+        hook.remove()
+        classifier.bias.copy_(-classifier.weight @ features["f"].mean(0))
+    return model
+
+
+def make_resnet50(size: int, seed: int = 0) -> nn.Module:
     """torchvision's ResNet-50 with random weights (nothing downloaded): speed does not depend on
-    the weights' values, as long as none of them is denormal (see denormal_fraction). Random
-    weights give every image nearly the same features, hence the same class; the classifier's
-    bias is set so that the mean image of a calibration set scores zero, and the top-1 class
-    then depends on the image, which the parity check needs."""
+    the weights' values, as long as none of them is denormal (see denormal_fraction)."""
     import torchvision
 
     torch.manual_seed(seed)
     model = torchvision.models.resnet50(weights=None).eval()
-    features = {}
-    hook = model.avgpool.register_forward_hook(lambda module, args, out: features.update(f=out.flatten(1)))
-    with torch.no_grad():
-        model(make_images(16, size, seed=100))
-        hook.remove()
-        model.fc.bias.copy_(-model.fc.weight @ features["f"].mean(0))
-    return model
+    return recentre(model, model.fc, make_images(16, size, seed=100))
 
 
 def denormal_fraction(model: torch.nn.Module) -> float:
@@ -66,6 +73,50 @@ def denormal_fraction(model: torch.nn.Module) -> float:
     weights = torch.cat([p.detach().flatten() for p in model.parameters()])
     return ((weights != 0) & (weights.abs() < tiny)).double().mean().item()
 # --8<-- [end:models]
+
+
+# --8<-- [start:transformer]
+class TextClassifier(nn.Module):
+    """BERT-base's shape: token and position embeddings, 12 encoder layers (d_model 768, 12 heads,
+    feed-forward 3072, GELU), mean pooling, a 10-class head; random weights, nothing downloaded."""
+
+    def __init__(self, vocab: int = 30522, d_model: int = 768, heads: int = 12, layers: int = 12,
+                 classes: int = 10, max_length: int = 512):
+        super().__init__()
+        self.tokens = nn.Embedding(vocab, d_model)
+        self.positions = nn.Embedding(max_length, d_model)
+        layer = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = nn.Linear(d_model, classes)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        x = self.tokens(tokens) + self.positions(torch.arange(tokens.shape[1], device=tokens.device))
+        return self.head(self.encoder(x).mean(1))
+
+
+def make_tokens(n: int, length: int, seed: int = 1) -> torch.Tensor:
+    """n sequences of random token ids (no padding)."""
+    return torch.randint(0, 30522, (n, length), generator=torch.Generator().manual_seed(seed))
+
+
+def make_text_classifier(length: int, seed: int = 0) -> nn.Module:
+    torch.manual_seed(seed)
+    model = TextClassifier().eval()
+    return recentre(model, model.head, make_tokens(16, length, seed=100))
+# --8<-- [end:transformer]
+
+
+# {model: what measure_steps needs}: the title, the builder, the inputs, one input's name, the
+# size (pixels or tokens) in full and quick mode, and the steps that do not apply
+MODELS = {
+    "resnet50": {"title": "ResNet-50 (torchvision, weights=None, seed 0)", "build": make_resnet50,
+                 "inputs": make_images, "item": "image", "sizes": "{0}x{0} images", "full": 224, "quick": 64,
+                 "skip": {}},
+    "transformer": {"title": "BERT-base-shaped text classifier (nn.TransformerEncoder, 12 layers, seed 0)",
+                    "build": make_text_classifier, "inputs": make_tokens, "item": "sequence",
+                    "sizes": "{0}-token sequences", "full": 128, "quick": 32,
+                    "skip": {"channels_last": "not run: no convolutions", "package": "not run: ResNet-50 only"}},
+}
 
 
 # --8<-- [start:naive]
@@ -98,23 +149,30 @@ def batched(model: torch.nn.Module):
     return predict
 
 
-def best_batch(model: torch.nn.Module, size: int, sizes: tuple[int, ...], seconds: float,
+def best_batch(model: torch.nn.Module, inputs, sizes: tuple[int, ...], seconds: float,
                threads: int) -> tuple[int, dict[int, float]]:
-    """The batch size with the most images/s (step 3's predict), and the whole sweep."""
+    """The batch size with the most inputs/s (step 3's predict), and the whole sweep;
+    inputs(n) makes a batch of n."""
     predict = batched(model)
-    sweep = {n: throughput(predict, make_images(n, size), seconds, threads) for n in sizes}
+    sweep = {n: throughput(predict, inputs(n), seconds, threads) for n in sizes}
     return max(sweep, key=sweep.get), sweep
 # --8<-- [end:batching]
 
 
 # --8<-- [start:channels_last]
+def nhwc(batch: torch.Tensor) -> torch.Tensor:
+    """Images (4-d) in channels_last; token ids and other inputs as they are."""
+    return batch.to(memory_format=torch.channels_last) if batch.dim() == 4 else batch
+
+
 def channels_last(model: torch.nn.Module):
-    """Step 4: weights and input in NHWC, the layout oneDNN's convolutions prefer."""
+    """Step 4: weights and input in NHWC, the layout oneDNN's convolutions prefer (a model
+    without convolutions has nothing to convert: .to() only changes 4-d weights)."""
     model = copy.deepcopy(model).to(memory_format=torch.channels_last)  # .to() changes it in place
 
     def predict(batch: torch.Tensor) -> torch.Tensor:
         with torch.inference_mode():
-            return model(batch.to(memory_format=torch.channels_last))
+            return model(nhwc(batch))
     return predict
 # --8<-- [end:channels_last]
 
@@ -130,7 +188,7 @@ def compiled(model: torch.nn.Module):
 
     def predict(batch: torch.Tensor) -> torch.Tensor:
         with torch.inference_mode(), torch._inductor.config.patch(freezing=True):
-            return model(batch.to(memory_format=torch.channels_last))
+            return model(nhwc(batch))
     return predict
 # --8<-- [end:compile]
 
@@ -252,10 +310,12 @@ def new_process_load_s(path: Path, size: int) -> float:
 
 
 # --8<-- [start:measure]
-def flops_per_image(model: torch.nn.Module, size: int) -> int:
-    """Floating-point operations of one forward pass (a multiply-add counts 2)."""
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(make_images(1, size))
+def flops_per_item(model: torch.nn.Module, example: torch.Tensor) -> int:
+    """Floating-point operations of one forward pass on one input (a multiply-add counts 2).
+    Counted with autograd on: under no_grad nn.TransformerEncoder takes its fused fast path,
+    whose kernels the counter does not see."""
+    with FlopCounterMode(display=False) as counter:
+        model(example)
     return counter.get_total_flops()
 
 
@@ -315,7 +375,9 @@ FACTORIES = {"naive": naive, "inference_mode": with_inference_mode, "batching": 
              BF16_EAGER: bf16_eager}  # int8 and the package take more than the model: measure_steps calls them
 
 
-def not_run_reason(step: str, quick: bool, bf16: bool) -> str | None:
+def not_run_reason(step: str, quick: bool, bf16: bool, model: str = "resnet50") -> str | None:
+    if step in MODELS[model]["skip"]:
+        return MODELS[model]["skip"][step]
     if step in (*COMPILED, *SIDE_ROWS) and quick:  # the same rows on every CPU
         return "not run in --quick"
     if step in ("bf16", BF16_EAGER) and not bf16:
@@ -324,51 +386,53 @@ def not_run_reason(step: str, quick: bool, bf16: bool) -> str | None:
 
 
 def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, size: int | None = None,
-                  log=print, progress=lambda step: None, peers: dict | None = None) -> list[dict]:
+                  log=print, progress=lambda step: None, peers: dict | None = None,
+                  model_name: str = "resnet50") -> list[dict]:
     """Measure the chosen steps (names from STEPS; "bf16" brings its side row, "bf16 eager")
-    and return one dict per row, in table order. log(line) gets the lines printed above the
-    table; progress(step) is called as each step starts. peers: {name: (build, precision)}
-    adds rows after the steps, measured the same way on the same model and inputs, where
-    build(model, calibration_images) returns a predict (another runtime, say); its
-    time, and that of the first calls, is the row's compile_s."""
-    peers = peers or {}
+    of the model (a key of MODELS) and return one dict per row, in table order. log(line) gets
+    the lines printed above the table; progress(step) is called as each step starts. peers:
+    {name: (build, precision)} adds rows after the steps, measured the same way on the same
+    model and inputs, where build(model, calibration_inputs) returns a predict (another runtime,
+    say); its time, and that of the first calls, is the row's compile_s."""
+    peers, spec = peers or {}, MODELS[model_name]
     settings = QUICK if quick else FULL
-    size = size or settings["size"]
+    size = size or spec["quick" if quick else "full"]
     threads = torch.get_num_threads()
     bf16 = native_bf16()
     log(f"torch {torch.__version__.split('+')[0]}, {threads} thread(s), CPU capability "
         f"{torch.backends.cpu.get_cpu_capability()}, native bf16: {'yes' if bf16 else 'no'}, "
         f"native int8: {'yes' if native_int8() else 'no'}")
-    log(f"ResNet-50 (torchvision, weights=None, seed 0), {size}x{size} images, "
-        f"{'quick mode (--quick)' if quick else 'full mode'}")
-    model = make_resnet50(size)
-    flop = flops_per_image(model, size)
-    log(f"GFLOP per image: {flop / 1e9:.2f}")
+    log(f"{spec['title']}, {spec['sizes'].format(size)}, {'quick mode (--quick)' if quick else 'full mode'}")
+    model = spec["build"](size)
+    inputs = lambda n, seed=1: spec["inputs"](n, size, seed=seed)  # noqa: E731
+    flop = flops_per_item(model, inputs(1))
+    item = spec["item"]
+    log(f"GFLOP per {item}: {flop / 1e9:.2f}")
     log(f"denormal weights: {denormal_fraction(model):.3%} of {sum(p.numel() for p in model.parameters()):,}")
     if batch is None:
-        batch, sweep = best_batch(model, size, settings["sweep"], settings["seconds"], threads)
-        log("batch sweep (step batching, images/s): " + ", ".join(f"{n}: {v:.1f}" for n, v in sweep.items()))
+        batch, sweep = best_batch(model, inputs, settings["sweep"], settings["seconds"], threads)
+        log(f"batch sweep (step batching, {item}s/s): " + ", ".join(f"{n}: {v:.1f}" for n, v in sweep.items()))
         log(f"batch size: {batch} (best of the sweep)")
     else:
-        log("batch sweep (step batching, images/s): skipped")
+        log(f"batch sweep (step batching, {item}s/s): skipped")
         log(f"batch size: {batch} (--batch)")
 
-    images, image = make_images(batch, size), make_images(1, size, seed=2)
-    parity_images = make_images(settings["parity_items"], size, seed=3)
+    images, image = inputs(batch), inputs(1, seed=2)  # a batch, and one input for batch-1 latency
+    parity_images = inputs(settings["parity_items"], seed=3)
     reference = reference_logits(model, parity_images, batch)
     log(f"parity inputs: {len(parity_images)}, in {reference.argmax(1).unique().numel()} classes by fp32 eager")
     rows, built = [], []  # built: (row, predict) for every row that runs
-    folder = tempfile.TemporaryDirectory(prefix="resnet50-package-")  # the package's file, removed at the end
-    calibration = make_images(16, size, seed=4)  # int8's ranges, recorded on 16 fixed images
+    folder = tempfile.TemporaryDirectory(prefix="case-study-package-")  # the package's file, removed at the end
+    calibration = inputs(16, seed=4)  # int8's ranges, recorded on 16 fixed inputs
     for step in [s for s in (*STEPS, *SIDE_ROWS) if s in steps or SIDE_ROWS.get(s, ("",))[0] in steps] + [*peers]:
         precision = peers[step][1] if step in peers else "bf16" if step in ("bf16", BF16_EAGER) else \
             "int8" if step == "int8" else "fp32"
         row = {"step": step, "batch": batch, "precision": precision,
-               "size": size, "gflop_per_image": flop / 1e9, "images_per_s": None, "p50_s": None,
+               "size": size, "gflop_per_item": flop / 1e9, "items_per_s": None, "p50_s": None,
                "p99_s": None, "gflops": None, "top1_agreement_pct": None, "max_abs_logit_diff": None,
                "compile_s": None, "load_s": None, "package_mb": None, "run": False,
-               "images_per_s_rounds": [], "latency_samples_s": [],
-               "reason": None if step in peers else not_run_reason(step, quick, bf16)}
+               "items_per_s_rounds": [], "latency_samples_s": [],
+               "reason": None if step in peers else not_run_reason(step, quick, bf16, model_name)}
         rows.append(row)
         if row["reason"]:
             continue
@@ -394,18 +458,18 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
         built.append((row, predict))
     for _ in range(settings["rounds"]):  # every row once per round, in table order
         for row, predict in built:
-            row["images_per_s_rounds"].append(throughput(predict, images, settings["seconds"], threads))
+            row["items_per_s_rounds"].append(throughput(predict, images, settings["seconds"], threads))
             row["latency_samples_s"] += latency(predict, image, settings["latency_calls"])
     for row, _ in built:  # throughput: the median round; latency: every round's calls pooled
-        row["images_per_s"] = statistics.median(row["images_per_s_rounds"])
+        row["items_per_s"] = statistics.median(row["items_per_s_rounds"])
         row["p50_s"], row["p99_s"] = p50_p99(row["latency_samples_s"])
-        row["gflops"] = row["images_per_s"] * flop / 1e9
+        row["gflops"] = row["items_per_s"] * flop / 1e9
         row["run"] = True
     folder.cleanup()
     return rows
 
 
-def print_table(rows: list[dict], parity_items: int) -> None:
+def print_table(rows: list[dict], parity_items: int, item: str = "image") -> None:
     by_step = {r["step"]: r for r in rows if r["run"]}
     base = by_step.get("naive")
     label = lambda step: f"{STEPS.index(step) + 1} {step}" if step in STEPS else f"  {step} (side)"
@@ -413,16 +477,16 @@ def print_table(rows: list[dict], parity_items: int) -> None:
         STEPS[STEPS.index(step) - 1] if STEPS.index(step) else None)
     ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
 
-    print(f"\n{'step':20}{'images/s':>9}{'x naive':>9}{'x prev':>8}{'GFLOP/s':>9}"
+    print(f"\n{'step':20}{item + 's/s':>12}{'x naive':>9}{'x prev':>8}{'GFLOP/s':>9}"
           f"{'p50 ms':>9}{'x naive':>9}{'p99 ms':>9}")
     for r in rows:
         if not r["run"]:
             print(f"{label(r['step']):20} {r['reason']}")
             continue
         before = by_step.get(previous(r["step"]))
-        print(f"{label(r['step']):20}{r['images_per_s']:9.1f}"
-              f"{ratio(r['images_per_s'], base and base['images_per_s']):>9}"
-              f"{ratio(r['images_per_s'], before and before['images_per_s']):>8}{r['gflops']:9.1f}"
+        print(f"{label(r['step']):20}{r['items_per_s']:12.1f}"
+              f"{ratio(r['items_per_s'], base and base['items_per_s']):>9}"
+              f"{ratio(r['items_per_s'], before and before['items_per_s']):>8}{r['gflops']:9.1f}"
               f"{r['p50_s'] * 1e3:9.1f}{ratio(base and base['p50_s'], r['p50_s']):>9}{r['p99_s'] * 1e3:9.1f}")
     for r in rows:
         if r["step"] in COMPILED:
@@ -445,11 +509,14 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", default=",".join(STEPS),
                         help=f"comma-separated steps to measure (default: all): {', '.join(STEPS)}")
+    parser.add_argument("--model", choices=list(MODELS), default="resnet50",
+                        help="resnet50 (default) or transformer (a BERT-base-shaped text classifier)")
     parser.add_argument("--batch", type=int,
-                        help="images per batch for throughput, 1 to 256 (default: the best of a sweep)")
+                        help="inputs per batch for throughput, 1 to 256 (default: the best of a sweep)")
     parser.add_argument("--quick", action="store_true",
-                        help="64x64 images, fewer calls, no compile: well under a minute")
-    parser.add_argument("--size", type=int, help="image height and width, 32 to 448 (default 224; 64 with --quick)")
+                        help="smaller inputs (64x64 images, 32 tokens), fewer calls, no compile: well under a minute")
+    parser.add_argument("--size", type=int, help="ResNet-50: image height and width, 32 to 448 (default 224); "
+                                                 "transformer: tokens per sequence, 8 to 512 (default 128)")
     args = parser.parse_args()
     args.steps = [s.strip() for s in args.steps.split(",") if s.strip()]
     unknown = [s for s in args.steps if s not in STEPS]
@@ -458,11 +525,13 @@ def parse_args() -> argparse.Namespace:
                      f"valid: {', '.join(STEPS)}")
     if args.batch is not None and not 1 <= args.batch <= 256:
         parser.error(f"--batch must be between 1 and 256, not {args.batch}")
-    if args.size is not None and not 32 <= args.size <= 448:
+    if args.model == "resnet50" and args.size is not None and not 32 <= args.size <= 448:
         parser.error(f"--size must be between 32 and 448 (ResNet-50 downsamples 32x), not {args.size}")
-    size = args.size or (QUICK if args.quick else FULL)["size"]
+    if args.model == "transformer" and args.size is not None and not 8 <= args.size <= 512:
+        parser.error(f"--size must be between 8 and 512 tokens (the position table's length), not {args.size}")
+    size = args.size or MODELS[args.model]["quick" if args.quick else "full"]
     batch = args.batch or max((QUICK if args.quick else FULL)["sweep"])
-    if "naive" in args.steps and batch * size * size > NAIVE_MAX_PIXELS:
+    if args.model == "resnet50" and "naive" in args.steps and batch * size * size > NAIVE_MAX_PIXELS:
         parser.error(f"batch {batch} at --size {size}: the naive step keeps every image's autograd "
                      f"state (about 130 MB per 224x224 image); keep batch x size^2 <= 64 x 224^2, "
                      f"or leave naive out of --steps")
@@ -472,8 +541,9 @@ def parse_args() -> argparse.Namespace:
 def main() -> None:
     args = parse_args()
     rows = measure_steps(args.steps, args.quick, args.batch, args.size, log=lambda line: print(line, flush=True),
-                         progress=lambda step: print(f"measuring {step}...", file=sys.stderr, flush=True))
-    print_table(rows, (QUICK if args.quick else FULL)["parity_items"])
+                         progress=lambda step: print(f"measuring {step}...", file=sys.stderr, flush=True),
+                         model_name=args.model)
+    print_table(rows, (QUICK if args.quick else FULL)["parity_items"], MODELS[args.model]["item"])
 
 
 if __name__ == "__main__":
