@@ -900,56 +900,52 @@ def _tf_param(m, k, step, key):
 
 
 @claim("naive-to-fast.md", "128-token sequences (21.7 GFLOP per sequence)")
-@claim("naive-to-fast.md", "and the loop ran at about two fifths of the fp32 peak")
-@claim("naive-to-fast.md", "twice the fp32 peak (bf16) over two fifths of it is five times")
+@claim("naive-to-fast.md", "and the loop ran at a little under half of the fp32 peak")
+@claim("naive-to-fast.md", "twice the fp32 peak (bf16) over a little under half of it is well under five times")
 def _(m):
     def gflop_per_sequence(k):
         return _tf_param(m, k, "1-naive", "gflops") / m.median(k, TF_THROUGHPUT + "1-naive")
-    return all(21.5 < gflop_per_sequence(k) < 21.9 and 0.37 < _tf_param(m, k, "1-naive", "share_of_peak") < 0.45
+    return all(21.5 < gflop_per_sequence(k) < 21.9 and 0.42 < _tf_param(m, k, "1-naive", "share_of_peak") < 0.5
                and _tf_param(m, k, "1-naive", "size") == 128 for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "`inference_mode`, batching (best at 8 sequences) and `torch.compile` together gave about 1.4 "
-                           "times its throughput and nothing at batch 1; compiling added nothing over eager batching")
+@claim("naive-to-fast.md", "`inference_mode`, batching (best at 8 sequences) and `torch.compile` together gave about 1.3 "
+                           "times its throughput and took about a sixth off its batch-1 latency; compiling added nothing "
+                           "over eager batching")
+@claim("naive-to-fast.md", "compiling gained nothing in fp32")
 def _(m):
-    return all(1.3 < _cs(m, k, TF_THROUGHPUT, "5-compile") < 1.5 and 0.9 < _cs(m, k, TF_LATENCY, "5-compile") < 1.1
+    return all(1.25 < _cs(m, k, TF_THROUGHPUT, "5-compile") < 1.4 and 1.15 < _cs(m, k, TF_LATENCY, "5-compile") < 1.25
                and m.row(k, TF_THROUGHPUT + "3-batching")["params"]["batch"] == 8
-               and 0.95 < _cs(m, k, TF_THROUGHPUT, "5-compile") / _cs(m, k, TF_THROUGHPUT, "3-batching") < 1.05
+               and _cs(m, k, TF_THROUGHPUT, "5-compile") / _cs(m, k, TF_THROUGHPUT, "3-batching") < 1.02
                for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "bf16 autocast run eagerly (the side row) gave about three times the naive throughput and half "
-                           "its batch-1 latency, at about three fifths of the bf16 peak; the same autocast under "
-                           "`torch.compile` ran at less than a third of that peak, slower than the compiled fp32 model")
-@claim("naive-to-fast.md", "the best was about three times, bf16 eager")
-@claim("naive-to-fast.md", "compiling gained nothing in fp32, and its compiled bf16 ran at less than half the speed of "
-                           "bf16 run eagerly")
+@claim("naive-to-fast.md", "Step 6 casts the weights to bf16 and compiles: about three times the naive throughput and 2.7 "
+                           "times faster at batch 1, at about two thirds of the bf16 peak")
+@claim("naive-to-fast.md", "Autocast run eagerly keeps the fast path, and the side row, which does that, was as fast in "
+                           "throughput")
+@claim("naive-to-fast.md", "the best was about three times")
 def _(m):
     def best(k):
         return max(m.ratio(k, row_id) for row_id in m.rows[k] if row_id.startswith(TF_THROUGHPUT))
-    return all(2.8 < _cs(m, k, TF_THROUGHPUT, TF_BF16_EAGER) < 3.2 and 1.9 < _cs(m, k, TF_LATENCY, TF_BF16_EAGER) < 2.1
-               and 0.55 < _tf_param(m, k, TF_BF16_EAGER, "share_of_peak") < 0.65
-               and _tf_param(m, k, "6-bf16", "share_of_peak") < 0.33
-               and _cs(m, k, TF_THROUGHPUT, "6-bf16") < _cs(m, k, TF_THROUGHPUT, "5-compile")
-               and _cs(m, k, TF_THROUGHPUT, "6-bf16") < 0.5 * _cs(m, k, TF_THROUGHPUT, TF_BF16_EAGER)
-               and 0.95 < _cs(m, k, TF_THROUGHPUT, "5-compile") / _cs(m, k, TF_THROUGHPUT, "3-batching") < 1.05
-               and best(k) == _cs(m, k, TF_THROUGHPUT, TF_BF16_EAGER) for k in m.kinds(CS_ZEN4))
+    return all(2.8 < _cs(m, k, TF_THROUGHPUT, "6-bf16") < 3.1 and 2.55 < _cs(m, k, TF_LATENCY, "6-bf16") < 2.8
+               and 0.62 < _tf_param(m, k, "6-bf16", "share_of_peak") < 0.7
+               and 0.95 < _cs(m, k, TF_THROUGHPUT, TF_BF16_EAGER) / _cs(m, k, TF_THROUGHPUT, "6-bf16") < 1.05
+               and 2.8 < best(k) < 3.2 for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "int8 through PT2E was the best step on the path: 2.7 times the throughput and 2.1 times faster "
-                           "at batch 1, after a 42-second compilation")
+@claim("naive-to-fast.md", "int8 through PT2E came close in throughput but not past bf16, after a 36-second compilation")
 def _(m):
-    path = ("1-naive", "2-inference-mode", "3-batching", "5-compile", "6-bf16", "7-int8")
-    return all(2.6 < _cs(m, k, TF_THROUGHPUT, "7-int8") < 2.8 and 2.0 < _cs(m, k, TF_LATENCY, "7-int8") < 2.2
-               and max(_cs(m, k, TF_THROUGHPUT, s) for s in path) == _cs(m, k, TF_THROUGHPUT, "7-int8")
-               and 40 < _tf_param(m, k, "7-int8", "compile_s") < 44 for k in m.kinds(CS_ZEN4))
+    return all(0.85 < _cs(m, k, TF_THROUGHPUT, "7-int8") / _cs(m, k, TF_THROUGHPUT, "6-bf16") < 1.0
+               and not m.row(k, TF_THROUGHPUT + "7-int8")["params"]["tuned_path"]
+               and 34 < _tf_param(m, k, "7-int8", "compile_s") < 38 for k in m.kinds(CS_ZEN4))
 
 
-@claim("naive-to-fast.md", "every low-precision row agreed with fp32 on 63 of 64 sequences, the logits within 0.03")
+@claim("naive-to-fast.md", "the low-precision rows agreed with fp32 on 63 or 64 of 64 sequences, the logits within 0.03")
 def _(m):
     low = ("6-bf16", "7-int8", TF_BF16_EAGER)
-    return all(all(_tf_param(m, k, s, "top1_agreement_pct") == 100 * 63 / 64
-                   and _tf_param(m, k, s, "max_abs_logit_diff") < 0.03 for s in low) for k in m.kinds(CS_ZEN4))
+    return all(all(_tf_param(m, k, s, "top1_agreement_pct") in (100 * 63 / 64, 100.0)
+                   and 1e-3 < _tf_param(m, k, s, "max_abs_logit_diff") < 0.03 for s in low) for k in m.kinds(CS_ZEN4))
 
 
 # --- end of claims ---------------------------------------------------------------------------
