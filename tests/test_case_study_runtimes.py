@@ -14,7 +14,7 @@ from bench.cases import case_study
 from tests.snippets import run_here, run_shared, snippet_path
 
 NAME = "case_study_resnet50_runtimes"
-MODULES = {"onnxruntime": ("onnx", "onnxscript", "onnxruntime"), "openvino": ("openvino",)}
+MODULES = {runtime: modules for runtime, (modules, _) in runpy.run_path(str(snippet_path(NAME)))["RUNTIMES"].items()}
 ROW = re.compile(r"^(?P<name>.+?) +(?P<build>[\d.]+) +(?P<per_s>[\d.]+) +(?P<ms>[\d.]+) +(?P<agree>\d+)% +(?P<diff>\S+)$")
 
 

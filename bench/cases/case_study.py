@@ -12,7 +12,7 @@ from bench.core import load_snippet, summarise
 TITLE = "From naive to fast"
 ORDER = 5
 PAGE = "naive-to-fast.md"
-WHEN = "Start here: the order of the steps on one real model, and how far each CPU gets."  # Home's headline table: when the technique applies
+WHEN = "Start here: the order of the steps on two real models, and how far each CPU gets."  # Home's headline table: when the technique applies
 
 THROUGHPUT = "ResNet-50 throughput, all cores"
 LATENCY = "ResNet-50 batch-1 latency p50, all cores"
