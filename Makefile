@@ -21,9 +21,9 @@ serve: setup
 test: setup
 	$(PY) -m pytest
 
-# For editing loops: all but the isolation / start-method matrix and the browser (CI runs all).
+# For editing loops: all but the isolation / start-method matrix, the browser and the slow reruns (CI runs all).
 test-fast: setup
-	$(PY) -m pytest -m "not matrix and not browser"
+	$(PY) -m pytest -m "not matrix and not browser and not slow"
 
 bench: setup
 	$(PY) -m bench --full

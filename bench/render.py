@@ -26,7 +26,8 @@ THEMES = {"light": {"text": "#333333", "grid": "#cccccc", "machines": ["#e6550d"
 NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores", "runs", "requests",
              # the case study's per-row results, shown by step_details
              "step", "tuned_path", "precision", "gflops", "share_of_peak", "top1_agreement_pct",
-             "max_abs_logit_diff", "p99_s", "compile_s", "load_s", "package_mb"}
+             "max_abs_logit_diff", "p99_s", "compile_s", "load_s", "package_mb",
+             "target_accuracy_pct", "accuracy_pct", "epochs_to_target", "images_per_s"}
 
 
 def groups(references: list[dict], technique: str) -> dict[str, dict[str, str]]:

@@ -88,7 +88,8 @@ def as_result(saved: dict) -> subprocess.CompletedProcess:
 # The arguments of the run a page shows, for a snippet whose default takes minutes (the case
 # study's published sizes): the page says which command printed its output.
 PAGE_ARGS: dict[str, tuple[str, ...]] = {"case_study_inference": ("--quick",),
-                                         "case_study_resnet50_runtimes": ("--quick",)}
+                                         "case_study_resnet50_runtimes": ("--quick",),
+                                         "case_study_training": ("--quick",)}
 
 
 def run_shared(name: str, *args: str) -> subprocess.CompletedProcess:
@@ -241,6 +242,9 @@ MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
         (r"^torch \S+, (\d+) thread\(s\)", "threads: one per usable core"),
         (r"^ONNX Runtime int8 +\S+ +\S+ +\S+ +(\d+%)", "int8 rounding flips near-ties differently with and without VNNI"),
         (r"^OpenVINO bf16 +(.+)$", "measured only where OpenVINO has native bf16 (AVX512_BF16, AMX)"),
+    ),
+    "case_study_training": (
+        (r"^5 bf16 +(.+)$", "measured only where the CPU has native bf16 (AVX512_BF16, AMX)"),
     ),
     "threads_parallel_info": (
         (r"^logical CPUs: (\d+), usable: (\d+), physical cores: (\d+)$", "the machine's CPUs and cores"),

@@ -5,6 +5,8 @@ Quick mode runs the eager steps (64x64 images, 32-token sequences); full mode ev
 128 tokens), the compilations included, each row measured in three interleaved rounds, and beside
 ResNet-50 ONNX Runtime and OpenVINO on the same model and inputs
 (snippets/case_study_resnet50_runtimes.py).
+Then training (snippets/case_study_training.py): a small CNN on scikit-learn's digits, the time each
+step takes to reach the naive loop's held-out accuracy, median of 3 runs (quick: 1 run, fewer epochs).
 """
 from bench import machine
 from bench.core import load_snippet, summarise
@@ -19,6 +21,7 @@ LATENCY = "ResNet-50 batch-1 latency p50, all cores"
 # {model: (its throughput group, its latency group)}, as measure_steps names the models
 GROUPS = {"resnet50": (THROUGHPUT, LATENCY),
           "transformer": ("Transformer throughput, all cores", "Transformer batch-1 latency p50, all cores")}
+TRAINING = "Training: time to the naive loop's held-out accuracy"
 
 
 SIDE_NAMES = {"package": "AOTInductor package"}
@@ -62,6 +65,24 @@ def run(session) -> None:
         rows = case.measure_steps(quick=session.quick, log=lambda line: None, model_name=model,
                                   peers=peers(case.native_bf16()) if with_peers else None)
         record(session, case, rows, throughput, latency)
+    training = load_snippet("case_study_training")
+    target, rows = training.measure_steps(quick=session.quick, log=lambda line: None)
+    record_training(session, training, target, rows)
+
+
+def record_training(session, training, target: float, rows: list[dict]) -> None:
+    """One row per step that reached the target: seconds of training (accuracy checks not timed),
+    the median over the runs; a side row sits after step 4, which it is tried on."""
+    for row in [r for r in rows if not r["not_run"] and r["seconds"] is not None]:
+        on_path = row["step"] in training.STEPS
+        index = training.STEPS.index(row["step"]) + 1 if on_path else 0
+        seconds = row["run_seconds"]
+        params = {"step": index or 4.5 + 0.1 * training.SIDE_ROWS.index(row["step"]), "tuned_path": on_path,
+                  "target_accuracy_pct": target, "accuracy_pct": row["accuracy"], "epochs_to_target": row["epochs"],
+                  "images_per_s": row["images_per_s"], "num_threads": machine.usable_cores()}
+        label = f"training: {index} {row['step'].replace('_', ' ')}" if on_path else f"training: {row['step']} (side row)"
+        session.record(TRAINING, label, row["seconds"], "s", baseline=row["step"] == "naive", params=params,
+                       spread=summarise(seconds)[1], runs=len(seconds))
 
 
 def record(session, case, rows: list[dict], throughput: str, latency: str) -> None:
