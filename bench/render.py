@@ -29,6 +29,31 @@ NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores",
              "max_abs_logit_diff", "p99_s", "compile_s", "load_s", "package_mb",
              "target_accuracy_pct", "accuracy_pct", "epochs_to_target", "images_per_s"}
 
+# The Chinese edition's copies (docs/results/zh/): the renderer's own words in Chinese. Case and
+# variant names stay as the benchmark names them: they are the rows' ids, as API names are.
+ZH = {"| Variant |": "| 变体 |", " (baseline) |": "（基线） |",
+      "Every figure: medians, interquartile ranges (IQR) and sample counts": "全部数据：中位数、四分位距（IQR）与样本数",
+      "| Case | Variant | Median | Spread |": "| 场景 | 变体 | 中位数 | 离散度 |",
+      "Every step: GFLOP/s against the peak, p99 latency, parity and compile time":
+          "每个步骤：GFLOP/s 与峰值之比、p99 延迟、结果一致性与编译时间",
+      "| Step | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |":
+          "| 步骤 | GFLOP/s 或 int8 GOPS（占峰值比例） | 批大小 1 的 p99 | Top-1 一致率，最大 logit 差 |",
+      "Ratios are times better than the group's baseline (higher is better), measured side by side in one run per "
+      "machine:": "比值表示比该组基线好多少倍（越高越好），每台机器在同一次运行中并排测得：",
+      "Your numbers: `python -m bench --full`.": "测你自己的机器：`python -m bench --full`。",
+      " mode, ": " 模式，", "*Not shown": "*未显示",
+      "| Technique, and when it applies |": "| 技巧及适用场景 |",
+      "| CPU |": "| CPU |", "| Cores |": "| 核心 |", " physical, ": " 个物理核心，", " usable |": " 个可用 |",
+      "| ISA flags |": "| 指令集标志 |", "| torch CPU capability |": "| torch CPU capability |", "| Clock |": "| 时钟 |",
+      " MHz reported": " MHz（系统报告）", ", measured ": "，实测 ",
+      "| Theoretical peak, native precisions |": "| 理论峰值（原生精度） |", "| Run |": "| 运行 |"}
+
+
+def in_chinese(text: str) -> str:
+    for english, chinese in ZH.items():
+        text = text.replace(english, chinese)
+    return text
+
 
 def groups(references: list[dict], technique: str) -> dict[str, dict[str, str]]:
     """{group: {row id: label}} in the order the references measured them."""
@@ -358,8 +383,8 @@ def headline(references: list[dict]) -> str:
 
 
 def render(references: list[dict], out: Path) -> list[Path]:
-    """Write <technique>.md and its two plots per technique, machine.md and headline.md; return
-    the paths."""
+    """Write <technique>.md and its two plots per technique, machine.md and headline.md, and the
+    tables again in Chinese under zh/; return the paths."""
     out.mkdir(parents=True, exist_ok=True)
     references = sorted(references, key=lambda r: kind_order(r["machine"]))
     measured = {row["technique"] for r in references for row in r["results"]}
@@ -380,6 +405,10 @@ def render(references: list[dict], out: Path) -> list[Path]:
     for name, text in (("machine.md", machine_table(references)), ("headline.md", headline(references))):
         (out / name).write_text(text)
         written.append(out / name)
+    (out / "zh").mkdir(exist_ok=True)
+    for md in [p for p in written if p.suffix == ".md"]:
+        (out / "zh" / md.name).write_text(in_chinese(md.read_text()))
+        written.append(out / "zh" / md.name)
     return written
 
 

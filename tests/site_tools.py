@@ -140,7 +140,10 @@ def check_links(site: Path) -> LinkReport:
         return parsed[path]
 
     report = LinkReport()
-    base = "http://site.invalid/"
+    # The site as served under its published path (site_url's, e.g. /fast-pytorch-cpu/), so that a
+    # link written from that root (the language switch's on the home pages) resolves like any other.
+    canonical = re.search(r'<link rel="canonical" href="([^"]*)"', (site / "index.html").read_text())
+    base = "http://site.invalid" + (urlsplit(canonical.group(1)).path if canonical else "/")
     for page in sorted(site.rglob("*.html")):
         rel = page.relative_to(site).as_posix()
         if rel == "404.html":
@@ -189,9 +192,13 @@ class SourceBlock:
 
 
 def page_source(page_url: str) -> Path | None:
-    """The docs/ file a built page comes from ("threads/" -> docs/threads.md)."""
+    """The docs/ file a built page comes from: "threads/" -> docs/threads.md, "zh/threads/" ->
+    docs/threads.zh.md, or docs/threads.md where the Chinese edition has no translation yet."""
     stem = page_url.rstrip("/") or "index"
-    for candidate in (DOCS / f"{stem}.md", DOCS / stem / "index.md", DOCS / f"{stem}.ipynb"):
+    chinese = stem == "zh" or stem.startswith("zh/")
+    stem = (stem[3:] or "index") if chinese else stem
+    for suffix in ([".zh.md"] if chinese else []) + [".md", "/index.md", ".ipynb"]:
+        candidate = DOCS / f"{stem}{suffix}"
         if candidate.is_file():
             return candidate
     return None

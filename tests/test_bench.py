@@ -129,10 +129,10 @@ def test_no_parallel_speed_up_exceeds_the_cores():
 
 def test_pages_show_the_current_references(tmp_path):
     """Rendering the committed references again gives exactly the committed tables and plots."""
-    written = render(load_all(), tmp_path)
-    stale = [p.name for p in written if not filecmp.cmp(p, RESULTS_DIR / p.name, shallow=False)]
+    written = {p.relative_to(tmp_path) for p in render(load_all(), tmp_path)}
+    stale = [str(p) for p in written if not filecmp.cmp(tmp_path / p, RESULTS_DIR / p, shallow=False)]
     assert not stale, f"docs/results is stale for {stale}: run python -m bench.render"
-    extra = {p.name for p in RESULTS_DIR.iterdir()} - {p.name for p in written}
+    extra = {p.relative_to(RESULTS_DIR) for p in RESULTS_DIR.rglob("*") if p.is_file()} - written
     assert not extra, f"docs/results has files no technique renders: {extra}"
 
 

@@ -50,17 +50,26 @@ SEARCH_WORDS = {
     "channels_last": "channels-last/",
     "bfloat16": "bfloat16/",
     "jemalloc": "allocators/",
-    "线程": "corrections/",
+}
+# Typed into the Chinese edition's search box: its words, segmented by jieba at build time.
+SEARCH_WORDS_ZH = {
+    "线程": "zh/threads/",
+    "数据加载": "zh/data-loading/",
+    "向量化": "zh/vectorise/",
+    "性能分析": "zh/profiling/",
+    "勘误": "zh/corrections/",
 }
 SEARCH_TOP = 3
 
 
 def _pages_of_the_nav() -> list[str]:
-    """Page URLs known before the build (for parametrizing): every docs page."""
+    """Page URLs known before the build (for parametrizing): every docs page, in English and in
+    the Chinese edition (translated, or the English page with a note)."""
     urls = []
     for path in sorted(DOCS.glob("*.md")) + sorted(DOCS.glob("*.ipynb")):
-        urls.append("" if path.stem == "index" else f"{path.stem}/")
-    return urls
+        if not path.stem.endswith(".zh"):
+            urls.append("" if path.stem == "index" else f"{path.stem}/")
+    return urls + [f"zh/{url}" for url in urls]
 
 
 PAGES = _pages_of_the_nav()
@@ -500,8 +509,9 @@ def test_offline_check_catches_a_cdn_request(tab):
 # Material's words under the search box: the placeholder once the index is ready and the box is
 # empty, then "N matching documents", "1 matching document" or "No matching documents".
 SEARCH_META = ".md-search-result__meta"
-READY_JS = f"document.querySelector('{SEARCH_META}').textContent.startsWith('Type to start')"
-ANSWERED_JS = f"document.querySelector('{SEARCH_META}').textContent.includes('matching')"
+# In the Chinese edition: 键入以开始搜索, then N 个符合条件的结果.
+READY_JS = f"/^(Type to start|键入以开始)/.test(document.querySelector('{SEARCH_META}').textContent)"
+ANSWERED_JS = f"/matching|符合条件/.test(document.querySelector('{SEARCH_META}').textContent)"
 # Each result item is one page (its sections nested in it), best first.
 RESULT_PAGES_JS = """Array.from(document.querySelectorAll('.md-search-result__item > a:first-child'))
     .map(a => new URL(a.href).pathname)"""
@@ -541,6 +551,34 @@ def test_search_lists_the_page_near_the_top(tab, word, page_url):
         f"plugin's separator (mkdocs.yml) must split on '_' and '.', full listings must carry "
         f"data-search-exclude, and the page's title should name the API")
     tab.assert_clean(f"search for {word!r}")
+
+
+@pytest.mark.parametrize("word,page_url", sorted(SEARCH_WORDS_ZH.items()))
+def test_chinese_search_lists_the_page_near_the_top(tab, word, page_url):
+    """In the Chinese edition, a word a Chinese reader types lists its translated page among the
+    first three results."""
+    assert page_source(page_url).suffixes[0] == ".zh", f"{page_url} is not translated"
+    tab.open("zh/")
+    pages = _search(tab.page, word)
+    assert page_url in pages[:SEARCH_TOP], f"searching {word!r} in /zh/ lists {pages[:SEARCH_TOP + 2]} first"
+    tab.assert_clean(f"search for {word!r}")
+
+
+def test_language_switch_leads_to_the_same_page_in_the_other_edition(tab):
+    """The header's language menu takes a reader from a page to its translation and back; on a page
+    not translated yet, the Chinese edition says so in Chinese."""
+    page = tab.open("threads/")
+    page.locator(".md-header .md-select").hover()
+    page.locator('.md-select__link[hreflang="zh"]').click()
+    page.wait_for_url("**/zh/threads/")
+    assert page.locator("h1").inner_text().startswith("线程")
+    page.locator(".md-header .md-select").hover()
+    page.locator('.md-select__link[hreflang="en"]').click()
+    page.wait_for_url("**/threads/")
+    assert "/zh/" not in page.url and page.locator("h1").inner_text().startswith("Threads")
+    page = tab.open("zh/bfloat16/")
+    assert page.locator(".i18n-fallback").inner_text() == "本页尚未翻译成中文，以下是英文原文。"
+    tab.assert_clean("the language switch")
 
 
 # --- a phone -------------------------------------------------------------------------------------

@@ -109,6 +109,7 @@ INT8_1T = "quantisation/mlp-512-1024-1024-10-inference-1-thread/torchao-int8-dyn
 CL_TINY_1T = "channels_last/resnet18-tiny-images-1-thread/channels-last"
 
 
+@claim("index.zh.md", "bfloat16 autocast 从在仅支持 AVX2 的 CPU 上比 fp32 慢好几倍，变为在支持 AVX512_BF16 时更快")
 @claim("index.md", "bfloat16 autocast goes from several times slower than fp32 on an AVX2-only CPU to faster with AVX512_BF16")
 @claim("benchmark.md", "bfloat16 autocast goes from several times slower than fp32 on an AVX2-only CPU to faster on one with AVX512_BF16")
 def _(m):
@@ -116,6 +117,7 @@ def _(m):
             and all(m.ratio(k, BF16_1T) > 1.1 for k in m.kinds("avx512-bf16", "amx")))
 
 
+@claim("index.zh.md", "torchao 的 int8 则从慢十倍以上变为在有 VNNI 时大致持平")
 @claim("index.md", "torchao's int8 from more than ten times slower to about even with VNNI")
 def _(m):
     return (all(m.ratio(k, INT8_1T) < 0.1 for k in m.kinds("avx2"))
@@ -312,6 +314,7 @@ def _(m):
 
 
 # index.md, "Start here"
+@claim("index.zh.md", "在本站测过的每台机器上，线程数多于核心数都毫无收益，达到核心数的两倍时反而更慢")
 @claim("index.md", "more threads than cores buys nothing, and twice as many is slower, on every machine measured here")
 def _(m):
     def against_all_cores(k, group, label):
@@ -325,6 +328,8 @@ def _threads(m, k, group, label):
     return m.ratio(k, f"threads/{group}/{label}")
 
 
+@claim("threads.zh.md", "在 AMD 机器上，MLP 前向传播和矩阵乘法用 2 个线程的速度大约是 1 个线程的两倍；在 Intel Xeon 上矩阵乘法也是如此，而 MLP 前向传播的收益较小（因运行而异，为 "
+                        "1.3 到 1.7 倍）")
 @claim("threads.md", "on the AMD machines the MLP forward and the matmul are about twice as fast on 2 threads as on 1; "
                      "on the Intel Xeon the matmul is too, and the MLP forward gains less (1.3 to 1.7 times from run to run)")
 def _(m):
@@ -333,6 +338,7 @@ def _(m):
                     and 1.25 < _threads(m, k, "mlp-forward", "all-cores") < 1.75 for k in m.kinds("amx")))
 
 
+@claim("threads.zh.md", "在每台 2 个核心的参考机器上，3 个线程并不比 2 个线程快（差异不超出运行间的波动），4 个线程比 2 个线程慢，而 MLP 在 4 个线程时会失去相当一部分已获得的加速")
 @claim("threads.md", "on every 2-core reference machine 3 threads are no faster than 2 beyond run-to-run noise, 4 are "
        "slower than 2, and the MLP at 4 threads gives back a good part of its gain")
 def _(m):
@@ -351,24 +357,29 @@ def _with_row(m, row_id):
     return found
 
 
+@claim("threads.zh.md", "在 Zen 4 机器上，第二个核心对大规模逐元素加法的加速远小于对矩阵乘法的加速")
 @claim("threads.md", "On the Zen 4 machine the second core speeds the large elementwise add up by much less than it speeds up the matmul")
 def _(m):
     add, matmul = "threads/large-elementwise-add/all-cores", "threads/square-matmul/all-cores"
     return all(m.ratio(k, add) < 1.5 and m.ratio(k, add) < m.ratio(k, matmul) - 0.3 for k in m.kinds("avx512-bf16"))
 
 
+@claim("corrections.zh.md", "`torch.set_num_threads(4)` 会被照办，结果运行得更慢")
 @claim("corrections.md", "`torch.set_num_threads(4)` is obeyed and runs slower")
 def _(m):
     return all(_threads(m, k, g, "2-x-all-cores") < _threads(m, k, g, "all-cores") for k in m.kinds()
                for g in ("square-matmul", "mlp-forward"))
 
 
+@claim("threads.zh.md", "在[跨进程的线程预算](thread-budgets.md)中，它们的运行速度只有正常速度的六分之一到四分之三")
 @claim("threads.md", "in [Thread budgets across processes](thread-budgets.md) they run at a sixth to three quarters of the speed")
 def _(m):
     rows = [f"thread_budgets/{g}/2-processes-x-2-threads-oversubscribed" for g in ("mlp-forward-batches", "square-matmuls")]
     return all(0.12 < m.ratio(k, r) < 0.8 for r in rows for k in _with_row(m, r))
 
 
+@claim("threads.zh.md", "在[批处理](batching.md)中，在 AMD 机器上批大小为 1 的 CNN 用 1 个线程比用两个核心更快，批大小为 1 的 MLP 在这些机器上收益也很小。Intel Xeo"
+                        "n 是例外，两者都能从第二个核心获益")
 @claim("threads.md", "in [Batching](batching.md) the batch-1 CNN is faster on 1 thread than on both cores on the AMD "
                      "machines, and the batch-1 MLP gains little there. The Intel Xeon is the exception, where both "
                      "gain from the second core")
@@ -384,6 +395,7 @@ def _(m):
 PROFILED = "profiling/training-steps-under-the-profiler-1-thread"
 
 
+@claim("profiling.zh.md", "性能分析器使它们在每台参考机器上的耗时都变为原来的一倍半以上（在 AVX2 那台上接近三倍），收集形状和调用栈时则变为三倍以上")
 @claim("profiling.md", "the profiler makes them take more than one and a half times as long on every reference machine (nearly three times on the AVX2 one), and more than three times as long with shapes and stacks")
 def _(m):
     return (all(m.ratio(k, f"{PROFILED}/profile-activities-cpu") < 1 / 1.5 for k in m.kinds())
@@ -391,6 +403,7 @@ def _(m):
             and all(m.ratio(k, f"{PROFILED}/record-shapes-with-stack") < 1 / 3 for k in m.kinds()))
 
 
+@claim("profiling.zh.md", "在每台参考机器上，去掉逐样本循环后训练步都快了四到六倍")
 @claim("profiling.md", "on every reference machine the step is four to six times faster without the per-sample loop")
 def _(m):
     return all(3.5 < m.ratio(k, "profiling/the-bottleneck-the-profile-found-1-thread/vectorised-metrics-after") < 7
@@ -400,6 +413,7 @@ def _(m):
 DENORMAL = "profiling/mlp-with-weights-decayed-into-denormals-1-thread"
 
 
+@claim("profiling.zh.md", "Intel Xeon 就属于走慢速路径的一类：在它上面，非规格化权重使前向传播慢了约四十倍，而清零把这些时间全部找了回来。")
 @claim("profiling.md", "The Intel Xeon is one: there the denormal weights made the forward pass about forty times "
                        "slower, and flushing gave all of it back.")
 def _(m):
@@ -420,23 +434,27 @@ def _no_grad_costs_no_time(m):
                for label in ("torch-no-grad", "torch-inference-mode"))
 
 
+@claim("avoid-computation.zh.md", "在每台参考机器上，`no_grad` 和 `inference_mode` 对前向时间的改变都不到十分之一，而冻结主干网络让它的前向+反向快到原来的两倍以上")
 @claim("avoid-computation.md", "on every reference machine, `no_grad` and `inference_mode` change the forward time by less than a tenth, while freezing the backbone makes its forward+backward more than twice as fast")
 def _(m):
     return _no_grad_costs_no_time(m) and all(m.ratio(k, FROZEN) > 2.0 for k in m.kinds())
 
 
+@claim("avoid-computation.zh.md", "缓存冻结后的特征让三轮 (epoch) 训练快到原来的 1.5 倍或更多（已含缓存本身的耗时）")
 @claim("avoid-computation.md", "caching the frozen features makes the three epochs one and a half times as fast or more (the caching included)")
 def _(m):
     return all(m.ratio(k, "avoid_computation/train-the-head-for-a-few-epochs-frozen-backbone-1-thread/"
                           "features-cached-once-incl-caching") > 1.35 for k in m.kinds())
 
 
+@claim("avoid-computation.zh.md", "只构建一次常量则让该例快四到六倍")
 @claim("avoid-computation.md", "building the constants once makes that case four to six times faster")
 def _(m):
     return all(3.5 < m.ratio(k, "avoid_computation/positional-table-causal-mask-1-thread/built-once-as-buffers") < 6
                for k in m.kinds())
 
 
+@claim("corrections.zh.md", "冻结参数、不重复计算可以保留的结果，以及推理时使用 `torch.inference_mode`（它不为反向传播保留任何东西：在该页的小模型上，它节省的是内存，而不是时间）")
 @claim("corrections.md", "frozen parameters, not recomputing what can be kept, and `torch.inference_mode` for inference (which keeps nothing for backward: on that page's small model it saves memory, not time)")
 def _(m):
     return _no_grad_costs_no_time(m) and all(m.ratio(k, FROZEN) > 2.0 for k in m.kinds())
@@ -517,7 +535,9 @@ def _(m):
 
 @claim("bfloat16.md", "bf16 autocast runs at about a tenth of fp32's speed, for inference and for training, on one "
        "thread and on all cores")
+@claim("naive-to-fast.zh.md", "没有原生 bf16 时，它的速度约为 fp32 的十分之一")
 @claim("naive-to-fast.md", "without native bf16 it runs at about a tenth of fp32's speed")
+@claim("naive-to-fast.zh.md", "在 AVX2 参考机器上，bf16 autocast 的速度约为 fp32 的十分之一")
 @claim("naive-to-fast.md", "On the AVX2 reference bf16 autocast ran at about a tenth of fp32's speed")
 def _(m):
     return all(0.05 < m.ratio(k, r) < 0.2 for k in m.kinds("avx2") for r in BF16_ROWS)
@@ -538,8 +558,10 @@ def _(m):
 VEC = "vectorise"
 
 
+@claim("vectorise.zh.md", "在 AMD 参考机器上，`torch.mm` 无论单线程还是双线程，都超过估算峰值的三分之二；Intel Xeon 也是如此，其峰值按报告的频率和推断出的 FMA 单元数计算")
 @claim("vectorise.md", "On the AMD reference machines `torch.mm` reaches more than two thirds of the estimated peak, on "
        "one thread and on two; so does the Intel Xeon's, against a peak at its reported clock with the FMA units inferred")
+@claim("vectorise.zh.md", "在所有机器上，双线程的 GFLOP/s 都约为单线程的两倍")
 @claim("vectorise.md", "Everywhere two threads do about twice the GFLOP/s of one")
 def _(m):
     def reached(k, w):
@@ -551,6 +573,7 @@ def _(m):
     return fraction and twice
 
 
+@claim("vectorise.zh.md", "`torch.mm` 都比逐元素循环快数千倍，广播比逐对循环快数百倍，`bmm` 比逐批次循环快三到六倍")
 @claim("vectorise.md", "`torch.mm` is thousands of times faster than the element loop, broadcasting hundreds of times faster than the loop over pairs, and `bmm` three to six times faster than the loop over the batch")
 def _(m):
     return all(m.ratio(k, f"{VEC}/matmul-1-thread/torch-mm") > 1000
@@ -558,6 +581,7 @@ def _(m):
                and 2.5 < m.ratio(k, f"{VEC}/scores-q-k-t-of-32x64-blocks-1-thread/torch-bmm") < 7 for k in m.kinds())
 
 
+@claim("vectorise.zh.md", "所以可能比直接调用 `bmm` 慢（对比表中这两行）")
 @claim("vectorise.md", "so it can be slower than the direct `bmm` (compare the two rows in the table)")
 def _(m):
     return all(m.ratio(k, f"{VEC}/scores-q-k-t-of-32x64-blocks-1-thread/torch-einsum")
@@ -682,12 +706,14 @@ def _dl(m, group, label):
     return [m.ratio(k, row) for k in _with_row(m, row)]
 
 
+@claim("data-loading.zh.md", "每轮新建加载器时，加载一整轮只比不用工作进程快十分之一到三分之一，两个持久工作进程则快四分之一到五分之二，远不到两个核心所允许的两倍")
 @claim("data-loading.md", "a new loader every epoch loads a full epoch only a tenth to a third faster than no workers, and two persistent workers a quarter to two fifths faster, well short of the twice that two cores would allow")
 def _(m):
     return (all(1.05 < r < 1.4 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2"))
             and all(1.2 < r < 1.45 for r in _dl(m, "cheap-transform-persistent-workers-true", "num-workers-2")))
 
 
+@claim("data-loading.zh.md", "所以两个单线程工作进程快四分之一到三分之二，而不是两倍。一个工作进程只有主进程一半的线程，并不比不用工作进程快。")
 @claim("data-loading.md", "so two one-thread workers gain a quarter to two thirds, not twice. One worker gets half the threads of the main process and is no faster than no workers.")
 def _(m):
     two = (_dl(m, "cpu-heavy-transform-new-dataloader-every-epoch", "num-workers-2")
@@ -696,16 +722,19 @@ def _(m):
             and all(r < 1.02 for r in _dl(m, "cpu-heavy-transform-persistent-workers-true", "num-workers-1")))
 
 
+@claim("data-loading.zh.md", "一轮的耗时是完全不用工作进程时的一又六分之一到两倍")
 @claim("data-loading.md", "the epoch takes one and a sixth to two times as long as with no workers at all")
 def _(m):
     return all(0.45 < r < 0.9 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2-spawn"))
 
 
+@claim("data-loading.zh.md", "在表中，即使是基于 PIL 的便宜变换，在两个核心上用两个持久工作进程也只快四分之一到五分之二")
 @claim("data-loading.md", "in the table, even the PIL-based cheap transform gains only a quarter to two fifths with two persistent workers on two cores")
 def _(m):
     return all(1.1 < r < 1.5 for r in _dl(m, "cheap-transform-persistent-workers-true", "num-workers-2"))
 
 
+@claim("data-loading.zh.md", "两个核心上的两个工作进程加载起来比不用工作进程快十分之一到三分之一，而在 spawn 下比不用工作进程还慢")
 @claim("data-loading.md", "two workers on two cores load a tenth to a third faster than none, and under spawn they are slower than none")
 def _(m):
     return (all(1.05 < r < 1.4 for r in _dl(m, "cheap-transform-new-dataloader-every-epoch", "num-workers-2"))
@@ -726,10 +755,13 @@ def _cs_param(m, k, step, key):
     return m.param(k, CS_THROUGHPUT + step, key)
 
 
+@claim("naive-to-fast.zh.md", "bf16 把 ResNet-50 的吞吐量提高到朴素循环的 3.7 倍，int8 提高到 6.6 倍，并把批大小为 1 时的延迟分别降到朴素循环的约三分之一和约五分之一")
 @claim("naive-to-fast.md", "bf16 took ResNet-50 to 3.7 times the naive loop's throughput and int8 to 6.6 times, and cut "
                            "the batch-1 latency to about a third and a fifth of the naive loop's")
+@claim("naive-to-fast.zh.md", "在 Zen 4 机器上，这条路径最终在吞吐量上比朴素循环快 6.6 倍，在批大小为 1 时快 4.9 倍，两者都是 int8")
 @claim("naive-to-fast.md", "On the Zen 4 machine the path ends 6.6 times faster than the naive loop in throughput and 4.9 "
                            "times faster at batch 1, both at int8")
+@claim("naive-to-fast.zh.md", "这就是这条路径能到 3.7 倍和 6.6 倍的原因")
 @claim("naive-to-fast.md", "which is how the path got to 3.7 and 6.6 times")
 def _(m):
     return all(3.5 < _cs(m, k, CS_THROUGHPUT, "6-bf16") < 3.9 and 6.4 < _cs(m, k, CS_THROUGHPUT, "7-int8") < 6.8
@@ -737,7 +769,9 @@ def _(m):
                and m.row(k, CS_THROUGHPUT + "7-int8")["params"]["tuned_path"] for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "它还把 fp32 批大小为 1 时的延迟降低了约五分之二")
 @claim("naive-to-fast.md", "it cut the fp32 batch-1 latency by about two fifths")
+@claim("naive-to-fast.zh.md", "在本页展示的这次运行中，编译比 `channels_last` 的吞吐量提高了约五分之一，并把批大小为 1 时的延迟降低了三分之一以上")
 @claim("naive-to-fast.md", "In the run shown, compiling gained about a fifth in throughput over `channels_last` and cut "
                            "the batch-1 latency by more than a third")
 def _(m):
@@ -747,6 +781,7 @@ def _(m):
                for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "即便如此，朴素循环在各轮之间的四分位距仍约为其中位数的六分之一，而编译后的步骤只有百分之几")
 @claim("naive-to-fast.md", "even so, the naive loop's interquartile range over the rounds is about a sixth of its median, "
                            "against a few hundredths for the compiled steps")
 def _(m):
@@ -761,10 +796,13 @@ def _(m):
 CS_PACKAGE = "aotinductor-package-side-row"
 
 
+@claim("naive-to-fast.zh.md", "服务包在新进程中加载并给出第一个结果用了 1.4 秒，比 `torch.compile` 编译同一模型快十倍以上，并且在每张图像上都与编译后的模型结果一致；它在批大小为 4 "
+                              "时比编译后的模型稍慢，批大小为 1 时的收益也大部分没有了")
 @claim("naive-to-fast.md", "The serving package loaded and gave its first answer in a new process in 1.4 seconds, more "
                            "than ten times faster than `torch.compile` took to compile the same model, and agreed with it "
                            "on every image; it ran a little slower than the compiled model at batch 4 and gave back most of "
                            "its batch-1 gain")
+@claim("naive-to-fast.zh.md", "服务包的加载时间约为一秒半")
 @claim("naive-to-fast.md", "which loads in about a second and a half")
 def _(m):
     def load(k):
@@ -778,10 +816,14 @@ def _(m):
                for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "两者合起来使吞吐量达到朴素循环的约一点五倍，但对批大小为 1 时的延迟几乎没有改善")
 @claim("naive-to-fast.md", "together gave about one and a half times the naive throughput, but took little off the batch-1 "
                            "latency")
+@claim("naive-to-fast.zh.md", "朴素循环本身已经跑到了接近 CPU fp32 峰值的一半")
 @claim("naive-to-fast.md", "the naive loop already ran at close to half of the CPU's fp32 peak")
+@claim("naive-to-fast.zh.md", "在 Zen 4 机器上，朴素循环跑到了接近 CPU fp32 峰值的一半")
 @claim("naive-to-fast.md", "on the Zen 4 machine the naive loop ran at close to half of the CPU's fp32 peak")
+@claim("naive-to-fast.zh.md", "**ResNet-50**，输入 224×224 图像（每张图像 8.2 GFLOP）")
 @claim("naive-to-fast.md", "**ResNet-50** on 224×224 images (8.2 GFLOP per image)")
 def _(m):
     def gflop_per_image(k):  # the row's GFLOP/s over its images/s
@@ -792,6 +834,9 @@ def _(m):
                for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "bf16 在 AVX512_BF16 上的峰值是 fp32 的两倍，任何步骤都无法让朴素循环快到远超约四点五倍；int8 在 VNNI 上的峰值是 fp32 的四倍，上限则是"
+                              "约九倍")
+@claim("naive-to-fast.zh.md", "编译后的 bf16 模型达到了 bf16 峰值的约五分之四，int8 达到了 int8 峰值的约四分之三")
 @claim("naive-to-fast.md", "with bf16, whose peak on AVX512_BF16 is twice fp32's, no step can take the naive loop much "
                            "past about four and a half times, and with int8, whose peak with VNNI is four times fp32's, "
                            "past about nine times. The compiled bf16 model reached about four fifths of the bf16 peak and "
@@ -804,7 +849,9 @@ def _(m):
                and 0.7 < _cs_param(m, k, "7-int8", "share_of_peak") < 0.8 for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "fp32 各步骤在每张图像上都一致，logits 相差约 1e-4 以内（只来自求和顺序）")
 @claim("naive-to-fast.md", "The fp32 steps agreed on every image, their logits within about 1e-4 (summation order only)")
+@claim("naive-to-fast.zh.md", "bf16 使 logits 最多变化约 0.5，约十张图像中有九张一致；int8 使 logits 最多变化约 2.5，约四张中有三张一致")
 @claim("naive-to-fast.md", "bf16 moved the logits by up to about 0.5 and agreed on about nine images in ten; int8 moved "
                            "them by up to about 2.5 and agreed on about three in four")
 def _(m):
@@ -817,7 +864,9 @@ def _(m):
                and 2 < _cs_param(m, k, "7-int8", "max_abs_logit_diff") < 3 for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "在 Zen 4 机器上，每个编译步骤在第一次快速调用之前都要花 15 到 19 秒编译")
 @claim("naive-to-fast.md", "Each compiled step took 15 to 19 seconds to compile on the Zen 4 machine")
+@claim("naive-to-fast.zh.md", "代价是每个启动它的进程都要花 15 到 19 秒编译")
 @claim("naive-to-fast.md", "It costs a compilation of 15 to 19 seconds in every process that starts it")
 def _(m):
     return all(14.5 < _cs_param(m, k, s, "compile_s") < 19.5 for s in ("5-compile", "6-bf16", "7-int8") for k in m.kinds(CS_ZEN4))
@@ -834,13 +883,19 @@ def _runtime_gain(m, k, group, runtime):
     return _cs(m, k, group, runtime) / _cs(m, k, group, CS_RUNTIMES[runtime])
 
 
+@claim("naive-to-fast.zh.md", "| fp32（步骤 5） | ONNX Runtime 1.04×，OpenVINO 1.05× | ONNX Runtime 1.00×，OpenVINO 1.09× |")
 @claim("naive-to-fast.md", "| fp32 (step 5) | ONNX Runtime 1.04×, OpenVINO 1.05× | ONNX Runtime 1.00×, OpenVINO 1.09× |")
+@claim("naive-to-fast.zh.md", "| bf16（步骤 6） | OpenVINO 1.09× | OpenVINO 1.22× |")
 @claim("naive-to-fast.md", "| bf16 (step 6) | OpenVINO 1.09× | OpenVINO 1.22× |")
+@claim("naive-to-fast.zh.md", "| int8（步骤 7） | ONNX Runtime 1.05× | ONNX Runtime 1.19× |")
 @claim("naive-to-fast.md", "| int8 (step 7) | ONNX Runtime 1.05× | ONNX Runtime 1.19× |")
+@claim("naive-to-fast.zh.md", "在 Zen 4 机器上，这些运行时在每种精度下都领先调优后的 PyTorch，吞吐量上领先一点，批大小为 1 时领先更多")
 @claim("naive-to-fast.md", "On the Zen 4 machine the runtimes came out ahead of tuned PyTorch at every precision, by a "
                            "little in throughput and by more at batch 1")
+@claim("naive-to-fast.zh.md", "所以在这颗 CPU 上，调优后的 PyTorch 在吞吐量上与这些运行时相差不到十分之一，在低精度下批大小为 1 时则落后五分之一")
 @claim("naive-to-fast.md", "So on this CPU tuned PyTorch is within a tenth of the runtimes in throughput, and a fifth "
                            "behind at batch 1 in low precision")
+@claim("naive-to-fast.zh.md", "PyTorch 的 int8 或 bf16 步骤能让你在不离开 PyTorch 的情况下把差距保持在十分之一以内")
 @claim("naive-to-fast.md", "PyTorch's int8 or bf16 step keeps you within a tenth without leaving PyTorch")
 def _(m):
     expected = {(CS_THROUGHPUT, CS_ORT_FP32): 1.04, (CS_THROUGHPUT, CS_OV_FP32): 1.05, (CS_LATENCY, CS_ORT_FP32): 1.00,
@@ -850,6 +905,8 @@ def _(m):
                for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "最快的是 ONNX Runtime 的 int8：吞吐量为朴素循环的 6.9 倍，批大小为 1 时快 5.9 倍，PyTorch 的 int8 则为 6.6 倍和 4.9 倍"
+                              "。它与 fp32 的 top-1 一致率相近（75% 对 78%）")
 @claim("naive-to-fast.md", "The fastest of all was ONNX Runtime's int8: 6.9 times the naive loop's throughput and 5.9 times "
                            "at batch 1, against 6.6 and 4.9 times for PyTorch's int8. Its top-1 agreement with fp32 was "
                            "about the same (75% against 78%)")
@@ -862,6 +919,7 @@ def _(m):
                and 70 < _cs_param(m, k, CS_ORT_INT8, "top1_agreement_pct") < 80 for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "OpenVINO 的 bf16 与 fp32 一致的图像也比 PyTorch 的多（97% 对 92%）")
 @claim("naive-to-fast.md", "OpenVINO's bf16 also agreed with fp32 on more images than PyTorch's (97% against 92%)")
 def _(m):
     return all(96 < _cs_param(m, k, CS_OV_BF16, "top1_agreement_pct") < 98
@@ -869,6 +927,7 @@ def _(m):
                for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "这些运行时准备得更快：导出和构建用 5 到 12 秒，而 `torch.compile` 要 15 到 19 秒")
 @claim("naive-to-fast.md", "The runtimes were ready sooner: 5 to 12 seconds to export and build, against 15 to 19 for "
                            "`torch.compile`")
 def _(m):
@@ -877,6 +936,8 @@ def _(m):
                for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "在 PyTorch 落后的地方，运行时的内核达到了同一峰值中更大的比例（fp32 为 86-87% 对 83%，bf16 为 90% 对 82%，int8 为 78% 对 7"
+                              "4%")
 @claim("naive-to-fast.md", "Where PyTorch loses, the runtimes' kernels reached a larger share of the same peak (fp32 86-87% "
                            "against 83%, bf16 90% against 82%, int8 78% against 74%")
 def _(m):
@@ -899,8 +960,11 @@ def _tf_param(m, k, step, key):
     return m.param(k, TF_THROUGHPUT + step, key)
 
 
+@claim("naive-to-fast.zh.md", "128 个 token 的序列（每个序列 21.7 GFLOP）")
 @claim("naive-to-fast.md", "128-token sequences (21.7 GFLOP per sequence)")
+@claim("naive-to-fast.zh.md", "循环跑到了略低于 fp32 峰值一半的水平")
 @claim("naive-to-fast.md", "and the loop ran at a little under half of the fp32 peak")
+@claim("naive-to-fast.zh.md", "fp32 峰值的两倍（bf16）除以略低于 fp32 峰值一半的起点，远不到五倍")
 @claim("naive-to-fast.md", "twice the fp32 peak (bf16) over a little under half of it is well under five times")
 def _(m):
     def gflop_per_sequence(k):
@@ -909,9 +973,12 @@ def _(m):
                and _tf_param(m, k, "1-naive", "size") == 128 for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "`inference_mode`、批处理（8 个序列时最佳）和 `torch.compile` 合起来使吞吐量达到朴素循环的约 1.3 倍，并把批大小为 1 时的延迟降低了约"
+                              "六分之一；编译相比 eager 批处理没有带来任何提升")
 @claim("naive-to-fast.md", "`inference_mode`, batching (best at 8 sequences) and `torch.compile` together gave about 1.3 "
                            "times its throughput and took about a sixth off its batch-1 latency; compiling added nothing "
                            "over eager batching")
+@claim("naive-to-fast.zh.md", "编译在 fp32 下毫无收益")
 @claim("naive-to-fast.md", "compiling gained nothing in fp32")
 def _(m):
     return all(1.25 < _cs(m, k, TF_THROUGHPUT, "5-compile") < 1.4 and 1.15 < _cs(m, k, TF_LATENCY, "5-compile") < 1.25
@@ -920,10 +987,13 @@ def _(m):
                for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "步骤 6 把权重转换为 bf16 后编译：吞吐量约为朴素循环的三倍，批大小为 1 时快 2.7 倍，达到 bf16 峰值的约三分之二")
 @claim("naive-to-fast.md", "Step 6 casts the weights to bf16 and compiles: about three times the naive throughput and 2.7 "
                            "times faster at batch 1, at about two thirds of the bf16 peak")
+@claim("naive-to-fast.zh.md", "以 eager 模式运行的 autocast 会保留快速路径，而这样做的对照行在吞吐量上同样快")
 @claim("naive-to-fast.md", "Autocast run eagerly keeps the fast path, and the side row, which does that, was as fast in "
                            "throughput")
+@claim("naive-to-fast.zh.md", "没有达到朴素循环吞吐量五倍的目标：最好的结果约为三倍")
 @claim("naive-to-fast.md", "the best was about three times")
 def _(m):
     def best(k):
@@ -934,6 +1004,7 @@ def _(m):
                and 2.8 < best(k) < 3.2 for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "通过 PT2E 的 int8 在吞吐量上接近 bf16，但没有超过，而且要先花 36 秒编译")
 @claim("naive-to-fast.md", "int8 through PT2E came close in throughput but not past bf16, after a 36-second compilation")
 def _(m):
     return all(0.85 < _cs(m, k, TF_THROUGHPUT, "7-int8") / _cs(m, k, TF_THROUGHPUT, "6-bf16") < 1.0
@@ -941,6 +1012,7 @@ def _(m):
                and 34 < _tf_param(m, k, "7-int8", "compile_s") < 38 for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "低精度各行在 64 个序列中有 63 或 64 个与 fp32 一致，logits 相差在 0.03 以内")
 @claim("naive-to-fast.md", "the low-precision rows agreed with fp32 on 63 or 64 of 64 sequences, the logits within 0.03")
 def _(m):
     low = ("6-bf16", "7-int8", TF_BF16_EAGER)
@@ -952,12 +1024,15 @@ def _(m):
 TRAINING = "case_study/training-time-to-the-naive-loop-s-held-out-accuracy/training-"
 
 
+@claim("naive-to-fast.zh.md", "内存中的批次达到目标的速度快了 2.3 倍")
 @claim("naive-to-fast.md", "in-memory batches reached the target 2.3 times sooner")
+@claim("naive-to-fast.zh.md", "以至少两倍的速度达到相同准确率”这个目标，在这颗 CPU 上仅靠第一步就达成了")
 @claim("naive-to-fast.md", "the same accuracy at least twice as fast, was met on this CPU by the first step alone")
 def _(m):
     return all(2.1 < m.ratio(k, TRAINING + "2-in-memory") < 2.5 for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "Adam 在批大小 128 下约需 4 轮，而 SGD 约需 6 轮，使循环达到目标的速度提高到朴素循环的 3.1 倍")
 @claim("naive-to-fast.md", "Adam on batches of 128 needed about 4 epochs where SGD needed about 6, and took the loop to "
                            "3.1 times the naive one's speed to the target")
 def _(m):
@@ -968,9 +1043,12 @@ def _(m):
                and 2.9 < m.ratio(k, TRAINING + "3-optimiser") < 3.3 for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "`channels_last` 把它提高到 3.8 倍，bf16 autocast 又让这个数字几乎翻倍：7.4 倍")
 @claim("naive-to-fast.md", "`channels_last` took it to 3.8 times, and bf16 autocast nearly doubled that: 7.4 times")
+@claim("naive-to-fast.zh.md", "不到 0.6 秒就达到目标，而朴素循环要 4.3 秒。每个步骤停止时的准确率都达到或超过了目标，bf16 也不例外。")
 @claim("naive-to-fast.md", "the target reached in under 0.6 seconds against the naive loop's 4.3. Every step stopped at or "
                            "above the target accuracy, bf16 included.")
+@claim("naive-to-fast.zh.md", "使一个小 CNN 达到朴素循环准确率的速度快了 7.4 倍")
 @claim("naive-to-fast.md", "took a small CNN to the naive loop's accuracy 7.4 times sooner")
 def _(m):
     def reached(k):
@@ -982,8 +1060,10 @@ def _(m):
                and 4.25 < m.median(k, TRAINING + "1-naive") < 4.35 and reached(k) for k in m.kinds(CS_ZEN4))
 
 
+@claim("naive-to-fast.zh.md", "前向和反向传播的冷编译比整个朴素运行还要长，编译后的循环达到目标的速度是朴素循环的 0.6 倍")
 @claim("naive-to-fast.md", "a cold compilation of the forward and backward passes took longer than the whole naive run, "
                            "and the compiled loop reached the target at 0.6 times the naive loop's speed")
+@claim("naive-to-fast.zh.md", "在只需几秒的运行中，编译得不偿失")
 @claim("naive-to-fast.md", "compiling lost in a run of seconds")
 def _(m):
     return all(0.55 < m.ratio(k, TRAINING + "compile-side-row") < 0.65
@@ -1020,7 +1100,8 @@ def test_claim_fails_on_inverted_references(c):
 
 def test_pages_that_quote_figures_have_claims():
     """A page whose prose quotes a ratio ("1.4×", "ten times") has at least one claim."""
-    quoting = re.compile(r"\d(\.\d+)?\s?× (faster|slower|better|more|less)|times (faster|slower)")
+    quoting = re.compile(r"\d(\.\d+)?\s?× (faster|slower|better|more|less)|times (faster|slower)"
+                         r"|[\d一二两三四五六七八九十半]\s?倍")  # the Chinese edition's "N 倍"
     pages = {p.name for p in DOCS.glob("*.md") if quoting.search(_page_text(p.name))}
     missing = pages - {c.page for c in CLAIMS}
     assert not missing, f"pages that quote measured ratios with no claim in tests/test_claims.py: {missing}"

@@ -65,14 +65,25 @@ def _description(page_html: str) -> str | None:
     return html.unescape(match.group(1)) if match else None
 
 
+# mkdocs-static-i18n's sitemap leaves the notebook page out (mkdocs-jupyter wraps its file, which the
+# sitemap template does not list): a known gap, not one to spread.
+NOT_IN_SITEMAP = {"your-machine/", "zh/your-machine/"}
+
+
 def test_sitemap_lists_every_page_at_the_published_address(built_site):
     """sitemap.xml (empty without site_url) lists each page under the site's address, the same
-    address each page names as its canonical URL."""
+    address each page names as its canonical URL, each with its other edition's page as an
+    hreflang alternate (mkdocs-static-i18n's sitemap)."""
     home = published_url(built_site)
     assert home.startswith("https://"), f"the site is built for {home!r}"
     root = ET.parse(built_site / "sitemap.xml").getroot()
-    locs = [loc.text for loc in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
-    assert sorted(locs) == sorted(home + page for page in site_pages(built_site))
+    locs = {loc.text for loc in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")}
+    assert locs == {home + page for page in site_pages(built_site) if page not in NOT_IN_SITEMAP}
+    for url in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}url"):
+        page = url.find("{http://www.sitemaps.org/schemas/sitemap/0.9}loc").text.removeprefix(home)
+        alternates = {link.get("hreflang"): link.get("href") for link in url.iter("{http://www.w3.org/1999/xhtml}link")}
+        english = page.removeprefix("zh/") if page != "zh/" else ""
+        assert alternates == {"en": home + english, "zh": home + "zh/" + english}, (page, alternates)
 
 
 # A notebook page cannot carry front matter (mkdocs-jupyter#99): it gets the site's description.
@@ -87,7 +98,9 @@ def test_every_page_has_a_description_of_its_own(built_site):
         description = _description((built_site / page / "index.html").read_text())
         assert description, f"/{page} has no meta description"
         descriptions[page] = description
-    counted = {page: d for page, d in descriptions.items() if page not in DESCRIPTION_PENDING}
+    # a page the Chinese edition has not translated is the English page again, description and all
+    counted = {page: d for page, d in descriptions.items() if page.removeprefix("zh/") not in DESCRIPTION_PENDING
+               and not (page.startswith("zh") and page_source(page).suffixes[:1] != [".zh"])}
     shared = {d for d in counted.values() if list(counted.values()).count(d) > 1}
     assert not shared, f"pages share a description: {shared}"
     site_wide = re.search(r"^site_description: (.+)$", (ROOT / "mkdocs.yml").read_text(), re.M).group(1)

@@ -1,0 +1,121 @@
+"""The Chinese edition (docs/<page>.zh.md, built under /zh/ by mkdocs-static-i18n): each
+translation shows the very programs, outputs and results of its English page, so it cannot drift
+from the code; it keeps the English page's anchors, so links work in both editions; and the built
+site links each page to its other edition, says so on a page not translated yet, and indexes only
+the Chinese pages that are Chinese."""
+import json
+import re
+from urllib.parse import urlsplit
+
+import pytest
+from markdown.extensions.toc import slugify
+
+from tests.site_tools import mkdocs_config, published_url
+from tests.snippets import DOCS
+
+TRANSLATIONS = sorted(DOCS.glob("*.zh.md"))
+INCLUDE = re.compile(r"^[ \t]*--8<--[ \t]+\"[^\"]+\"[ \t]*$", re.M)
+HEADING = re.compile(r"^(#{1,6}) (.+?)[ \t]*$", re.M)
+EXPLICIT_ID = re.compile(r"^(.*?)[ \t]*\{#([\w-]+)\}$")
+FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.M | re.S)
+
+
+def english(translation):
+    return DOCS / translation.name.replace(".zh.md", ".md")
+
+
+def headings(text: str) -> list[tuple[int, str]]:
+    """(level, anchor) of each heading outside code blocks: its explicit {#id}, or the id the
+    toc extension gives its text."""
+    found = []
+    for hashes, title in HEADING.findall(FENCE.sub("", text)):
+        explicit = EXPLICIT_ID.match(title)
+        plain = re.sub(r"`([^`]*)`", r"\1", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title))
+        found.append((len(hashes), explicit.group(2) if explicit else slugify(plain, "-")))
+    return found
+
+
+def test_the_chinese_edition_covers_the_article_pages():
+    """What issue 23 translates: Home, the plan, the corrections, the article's five techniques and
+    From naive to fast."""
+    assert {p.name for p in TRANSLATIONS} >= {
+        f"{name}.zh.md" for name in ("index", "plan", "corrections", "threads", "data-loading", "vectorise",
+                                     "avoid-computation", "profiling", "naive-to-fast")}
+
+
+@pytest.mark.parametrize("translation", TRANSLATIONS, ids=lambda p: p.name)
+def test_translation_shows_what_its_english_page_shows(translation):
+    """The same snippet sections, recorded outputs and generated results, in the same order; only
+    the results come from docs/results/zh/, the renderer's Chinese tables."""
+    assert english(translation).is_file(), f"{translation.name} translates no English page"
+    ours = INCLUDE.findall(translation.read_text())
+    theirs = [line.replace('"docs/results/', '"docs/results/zh/')
+              for line in INCLUDE.findall(english(translation).read_text())]
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("translation", TRANSLATIONS, ids=lambda p: p.name)
+def test_translation_keeps_the_english_anchors(translation):
+    """Every heading names its English anchor ({#id}), so a link to page.md#anchor lands in both
+    editions; and the text is Chinese, not the English page copied."""
+    text = translation.read_text()
+    assert headings(text) == headings(english(translation).read_text())
+    assert all(EXPLICIT_ID.match(title) for _, title in HEADING.findall(FENCE.sub("", text))), (
+        "a heading without an explicit {#id} gets a Chinese-derived anchor the English links miss")
+    prose = FENCE.sub("", text)
+    assert len(re.findall(r"[\u4e00-\u9fff]", prose)) > len(re.findall(r"[A-Za-z]", prose)) / 4
+
+
+@pytest.mark.parametrize("translation", TRANSLATIONS, ids=lambda p: p.name)
+def test_no_hard_line_break_inside_chinese_text(translation):
+    """A line break between two Chinese characters renders as a stray space."""
+    prose = FENCE.sub("", translation.read_text())
+    assert not re.search(r"[\u4e00-\u9fff，。：；）]\n[ \t]*[\u4e00-\u9fff（]", prose)
+
+
+def test_every_nav_title_has_a_chinese_title():
+    def titles(nav):
+        for item in nav:
+            for title, value in item.items():
+                yield title
+                if isinstance(value, list):
+                    yield from titles(value)
+
+    config = mkdocs_config()
+    chinese = next(lang for lang in config.plugins["i18n"].config.languages if lang.locale == "zh")
+    missing = set(titles(config.nav)) - set(chinese.nav_translations)
+    assert not missing, f"add these to nav_translations in mkdocs.yml: {missing}"
+
+
+def test_each_page_links_its_other_edition(built_site):
+    """The language menu's links point at the same page in the other edition. (Search engines
+    find each page's other edition in sitemap.xml: tests/test_site.py. The head has no hreflang
+    links, for which Material's script would fetch a sitemap.xml beside each, in vain.)"""
+    root = urlsplit(published_url(built_site)).path
+    for page, other in (("threads/index.html", "zh/threads/"), ("zh/threads/index.html", "threads/"),
+                        ("index.html", "zh/"), ("zh/bfloat16/index.html", "bfloat16/")):
+        html = (built_site / page).read_text()
+        assert not re.search(r'<link rel="alternate" href="[^"]*" hreflang=', html)
+        heads = dict(re.findall(r'<a href="([^"]+)" hreflang="(\w+)"', html))
+        language = "en" if other.startswith(("threads", "bfloat16")) else "zh"
+        href = {hreflang: href for href, hreflang in heads.items()}[language]
+        # the home pages' links are written from the published root (/fast-pytorch-cpu/zh/)
+        target = built_site / href.removeprefix(root) if href.startswith("/") else (built_site / page).parent / href
+        assert target.resolve() == (built_site / other).resolve(), f"{page}: hreflang={language} -> {href}"
+
+
+def test_an_untranslated_page_says_so_in_chinese(built_site):
+    note = "本页尚未翻译成中文，以下是英文原文。"
+    assert note in (built_site / "zh" / "bfloat16" / "index.html").read_text()
+    assert note not in (built_site / "zh" / "threads" / "index.html").read_text()
+    assert note not in (built_site / "bfloat16" / "index.html").read_text()
+
+
+def test_search_index_holds_each_chinese_page_once(built_site):
+    """The one index serves both editions: the translated pages in Chinese, segmented by jieba
+    (zero-width spaces between words), and no English page twice under zh/."""
+    docs = json.loads((built_site / "search" / "search_index.json").read_text())["docs"]
+    chinese = {d["location"].split("#")[0] for d in docs if d["location"].startswith("zh/")}
+    assert chinese == {"zh/" if p.name == "index.zh.md" else f"zh/{p.name[:-6]}/" for p in TRANSLATIONS}
+    threads = " ".join(d["text"] for d in docs if d["location"].startswith("zh/threads/"))
+    assert "\u200b线程\u200b" in threads or "线程\u200b" in threads
