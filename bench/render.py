@@ -7,7 +7,9 @@ python -m bench.render --results R [R ...] --out D   # any results files, any fo
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -22,6 +24,9 @@ RESULTS_DIR = ROOT / "docs" / "results"
 
 THEMES = {"light": {"text": "#333333", "grid": "#cccccc", "machines": ["#e6550d", "#3182bd", "#31a354", "#756bb1"]},
           "dark": {"text": "#e0e0e0", "grid": "#555555", "machines": ["#fd8d3c", "#6baed6", "#74c476", "#9e9ac8"]}}
+# Chinese text in the plots falls back to Noto Sans CJK (Debian's fonts-noto-cjk, which .ci/run
+# installs); the SVGs draw each glyph as a path, so a reader needs no font.
+FONTS = {"en": {}, "zh": {"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}}
 # Parameters that describe the machine or the run, not the workload: not shown as "sizes".
 NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores", "runs", "requests",
              # the case study's per-row results, shown by step_details
@@ -46,10 +51,40 @@ ZH = {"| Variant |": "| 变体 |", " (baseline) |": "（基线） |",
       "| CPU |": "| CPU |", "| Cores |": "| 核心 |", " physical, ": " 个物理核心，", " usable |": " 个可用 |",
       "| ISA flags |": "| 指令集标志 |", "| torch CPU capability |": "| torch CPU capability |", "| Clock |": "| 时钟 |",
       " MHz reported": " MHz（系统报告）", ", measured ": "，实测 ",
-      "| Theoretical peak, native precisions |": "| 理论峰值（原生精度） |", "| Run |": "| 运行 |"}
+      "| Theoretical peak, native precisions |": "| 理论峰值（原生精度） |", "| Run |": "| 运行 |",
+      ": measured speed-ups on each machine": "：各机器上测得的加速比"}
+
+
+ZH_PLOT = {"times better than the baseline (dashed line: the baseline, 1×)": "比基线好多少倍（虚线：基线，1×）",
+           "log scale": "对数坐标", "; log scale": "；对数坐标", ", total ": "，合计 ", " (not taken)": "（未采用）",
+           " vs PyTorch": " 对比 PyTorch",
+           "speed-up over the naive loop, log scale: each bar is one step's factor": "相对朴素循环的加速比，对数坐标：每根柱是一个步骤的倍数"}
+NAMES_ZH = Path(__file__).with_name("names.zh.json")  # the benchmark's case, variant and technique names
+
+
+@functools.lru_cache(maxsize=1)
+def zh_names() -> dict[str, str]:
+    return json.loads(NAMES_ZH.read_text())
+
+
+def say(text: str, lang: str) -> str:
+    """A name or a fixed phrase of the plots in the language ("en": as written)."""
+    return text if lang == "en" else {**ZH_PLOT, **zh_names()}.get(text, text)
 
 
 def in_chinese(text: str) -> str:
+    """A rendered fragment for the Chinese edition: the names in its headings, cells and links
+    (whole, so no name is half-replaced inside another), its plots from zh/, then the renderer's
+    own words."""
+    names = zh_names()
+
+    def name(match: re.Match) -> str:
+        inner = match.group(1).removesuffix(" (baseline)")
+        return match.group(0).replace(inner, names[inner], 1) if inner in names else match.group(0)
+
+    for pattern in (r"\*\*([^*\n]+)\*\*", r"(?<=\| )([^|\n]+?)(?= \|)", r"<small>([^<\n]+)</small>", r"\[([^\]\n]+)\]\("):
+        text = re.sub(pattern, name, text)
+    text = text.replace(f"]({RESULTS_DIR.name}/", f"]({RESULTS_DIR.name}/zh/")
     for english, chinese in ZH.items():
         text = text.replace(english, chinese)
     return text
@@ -139,7 +174,7 @@ def provenance(references: list[dict], technique: str) -> str:
             "side in one run per machine:\n\n" + "\n".join(lines) + "\n\nYour numbers: `python -m bench --full`.")
 
 
-def plot(references: list[dict], technique: str, theme: str, path: Path) -> None:
+def plot(references: list[dict], technique: str, theme: str, path: Path, lang: str = "en") -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -150,7 +185,7 @@ def plot(references: list[dict], technique: str, theme: str, path: Path) -> None
     heads = [kind_title(r["machine"]) for r in references]
     found = groups(references, technique)
     n = len(references)
-    with plt.rc_context({"svg.hashsalt": "fast-pytorch-cpu", "svg.fonttype": "path",
+    with plt.rc_context({**FONTS[lang], "svg.hashsalt": "fast-pytorch-cpu", "svg.fonttype": "path",
                          "text.color": colors["text"], "axes.labelcolor": colors["text"],
                          "xtick.color": colors["text"], "ytick.color": colors["text"],
                          "axes.edgecolor": colors["grid"], "font.size": 9}):
@@ -158,7 +193,7 @@ def plot(references: list[dict], technique: str, theme: str, path: Path) -> None
         fig, axes = plt.subplots(len(found), 1, figsize=(7, 1.2 + sum(heights) + 0.55 * len(found)),
                                  gridspec_kw={"height_ratios": heights}, squeeze=False)
         for ax, (group, members) in zip(axes[:, 0], found.items()):
-            labels = list(members.values())
+            labels = [say(label, lang) for label in members.values()]
             ratios = [rows[i]["ratio"] for rows in by_id for i in members if rows.get(i, {}).get("ratio")] or [1.0]
             log = max(ratios) / min(ratios) > 20  # a linear axis would hide the small bars
             bar = 0.8 / n
@@ -175,10 +210,11 @@ def plot(references: list[dict], technique: str, theme: str, path: Path) -> None
                     text = fmt_ratio(ratio) if ratio and ratio >= 0.01 else fmt_value(row["median"], row["unit"])
                     ax.text(ratio or (min(ratios) if log else 0), pos, f" {text}", va="center", fontsize=7,
                             color=colors["text"])
-            ax.set_yticks(range(len(labels)), [textwrap.fill(label, 34) for label in labels])
+            ax.set_yticks(range(len(labels)), [textwrap.fill(label, 34 if lang == "en" else 20) for label in labels])
             ax.invert_yaxis()
             ax.axvline(1.0, color=colors["text"], linewidth=0.8, linestyle="--")
-            ax.set_title(textwrap.fill(group, 70), loc="left", color=colors["text"], fontsize=9)
+            ax.set_title(textwrap.fill(say(group, lang), 70 if lang == "en" else 40), loc="left",
+                         color=colors["text"], fontsize=9)
             if log:
                 ax.set_xscale("log")
                 ax.set_xlim(min(min(ratios), 1) / 1.5, max(ratios) * 4)
@@ -187,9 +223,9 @@ def plot(references: list[dict], technique: str, theme: str, path: Path) -> None
             ax.set_facecolor("none")
             ax.grid(axis="x", color=colors["grid"], linewidth=0.5)
             ax.set_axisbelow(True)
-            ax.set_xlabel("log scale" if log else "", fontsize=7)
-        axes[-1, 0].set_xlabel("times better than the baseline (dashed line: the baseline, 1×)"
-                               + ("; log scale" if log else ""))
+            ax.set_xlabel(say("log scale", lang) if log else "", fontsize=7)
+        axes[-1, 0].set_xlabel(say("times better than the baseline (dashed line: the baseline, 1×)", lang)
+                               + (say("; log scale", lang) if log else ""))
         handles = [Patch(color=colors["machines"][m], label=head) for m, head in enumerate(heads)]
         fig.legend(handles=handles, loc="upper center", ncol=min(n, 3), frameon=False)
         fig.patch.set_alpha(0)
@@ -212,7 +248,7 @@ def waterfall_groups(references: list[dict]) -> dict[str, list[str]]:
     return {group: sorted(steps, key=steps.get) for group, steps in found.items()}
 
 
-def waterfall(references: list[dict], group: str, theme: str, path: Path) -> None:
+def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: str = "en") -> None:
     """Each cumulative step's factor, one panel per machine that measured the group: a bar from
     where the previous step left the speed-up to where this one takes it (log axis, so each bar's
     length is the step's share of the total gain). A step left out of that machine's tuned path
@@ -227,7 +263,7 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path) -> Non
     colors = THEMES[theme]
     order = waterfall_groups(references)[group]
     measured = [r for r in references if any(row["group"] == group for row in r["results"])]
-    with plt.rc_context({"svg.hashsalt": "fast-pytorch-cpu", "svg.fonttype": "path",
+    with plt.rc_context({**FONTS[lang], "svg.hashsalt": "fast-pytorch-cpu", "svg.fonttype": "path",
                          "text.color": colors["text"], "axes.labelcolor": colors["text"],
                          "xtick.color": colors["text"], "ytick.color": colors["text"],
                          "axes.edgecolor": colors["grid"], "font.size": 9}):
@@ -238,7 +274,8 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path) -> Non
             level, labels, highest = 1.0, [], 1.0
             for y, row_id in enumerate(order):
                 row = rows.get(row_id)
-                labels.append(textwrap.fill(row["label"] if row else row_id.rsplit("/", 1)[1], 30))
+                labels.append(textwrap.fill(say(row["label"], lang) if row else row_id.rsplit("/", 1)[1],
+                                            30 if lang == "en" else 18))
                 if row is None or not row.get("ratio"):
                     continue
                 on_path = row["params"].get("tuned_path", True)
@@ -253,7 +290,7 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path) -> Non
                         color=(colors["machines"][2] if gain else colors["machines"][0]) if on_path else "none",
                         edgecolor=colors["text"] if not on_path else "none", hatch=None if on_path else "//")
                 step = end / start
-                aside = " vs PyTorch" if row["params"].get("compared_step") else " (not taken)"
+                aside = say(" vs PyTorch" if row["params"].get("compared_step") else " (not taken)", lang)
                 ax.text(math.log10(max(start, end)), y, f" {fmt_ratio(step)}" + ("" if on_path else aside),
                         va="center", fontsize=7, color=colors["text"])
                 if on_path:
@@ -264,12 +301,13 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path) -> Non
             ticks = [t for t in (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500) if t <= highest * 1.5]
             ax.set_xticks([math.log10(t) for t in ticks], [f"{t}×" for t in ticks])
             ax.set_xlim(min(0, *(ax.get_xlim()[:1])), math.log10(highest) * 1.25 + 0.05)
-            ax.set_title(textwrap.fill(f"{kind_title(ref['machine'])}: {group}, total {fmt_ratio(level)}", 70),
+            ax.set_title(textwrap.fill(f"{kind_title(ref['machine'])}: {say(group, lang)}{say(', total ', lang)}"
+                                       f"{fmt_ratio(level)}", 70 if lang == "en" else 40),
                          loc="left", fontsize=9, color=colors["text"])
             ax.set_facecolor("none")
             ax.grid(axis="x", color=colors["grid"], linewidth=0.5)
             ax.set_axisbelow(True)
-        axes[-1, 0].set_xlabel("speed-up over the naive loop, log scale: each bar is one step's factor")
+        axes[-1, 0].set_xlabel(say("speed-up over the naive loop, log scale: each bar is one step's factor", lang))
         fig.patch.set_alpha(0)
         fig.tight_layout()
         fig.set_layout_engine(None)
@@ -409,6 +447,15 @@ def render(references: list[dict], out: Path) -> list[Path]:
     for md in [p for p in written if p.suffix == ".md"]:
         (out / "zh" / md.name).write_text(in_chinese(md.read_text()))
         written.append(out / "zh" / md.name)
+    for technique in [t for t in techniques() if t in measured]:
+        for theme in THEMES:
+            plot(references, technique, theme, out / "zh" / f"{technique}-{theme}.svg", "zh")
+            written.append(out / "zh" / f"{technique}-{theme}.svg")
+    for group, order in waterfall_groups(references).items():
+        for theme in THEMES:
+            svg = out / "zh" / f"waterfall-{order[0].split('/')[1]}-{theme}.svg"
+            waterfall(references, group, theme, svg, "zh")
+            written.append(svg)
     return written
 
 

@@ -7,6 +7,8 @@
   each for an edition's root; i18n's name the page's own counterpart, so each fetch fails (404)
   in every reader's console. The head's hreflang links are dropped: search engines read them in
   sitemap.xml, i18n's, which lists both editions of every page, and the language menu keeps its own.
+- The site has one 404 page, at its root (GitHub Pages serves it for any missing address): the
+  Chinese edition's build, which writes into the same folder, does not overwrite it.
 - The search index is one file for both editions (i18n merges them); a page the Chinese edition
   has not translated is served under /zh/ in English, and its entries would show every English
   result twice: they are dropped.
@@ -18,6 +20,16 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 from mkdocs_jupyter.plugin import NotebookFile
+
+
+@event_priority(-110)  # after i18n's on_config (-100) has chosen the edition to build
+def on_config(config):
+    i18n = config.plugins["i18n"]
+    if i18n.current_language == i18n.default_language:
+        config.theme.static_templates.add("404.html")
+    else:
+        config.theme.static_templates.discard("404.html")
+    return config
 
 
 @event_priority(-110)  # after i18n's on_files (-100)
@@ -45,6 +57,10 @@ HREFLANG_IN_HEAD = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflan
 def on_post_page(output, page, config):
     head, _, body = output.partition("</head>")
     return HREFLANG_IN_HEAD.sub("", head) + "</head>" + body if body else output
+
+
+def on_post_template(output, template_name, config):  # the 404 page
+    return on_post_page(output, None, config)
 
 
 @event_priority(-110)  # after i18n's on_post_build (-100) has written the merged index

@@ -119,3 +119,19 @@ def test_search_index_holds_each_chinese_page_once(built_site):
     assert chinese == {"zh/" if p.name == "index.zh.md" else f"zh/{p.name[:-6]}/" for p in TRANSLATIONS}
     threads = " ".join(d["text"] for d in docs if d["location"].startswith("zh/threads/"))
     assert "\u200b线程\u200b" in threads or "线程\u200b" in threads
+
+
+def test_every_benchmark_name_has_a_chinese_name():
+    """The Chinese tables and plots (docs/results/zh/) name each case, variant and technique in
+    Chinese: bench/names.zh.json has one entry for each name the references and cases use, and
+    none that nothing uses."""
+    from bench.cases import techniques, when
+    from bench.references import load_all
+    from bench.render import zh_names
+
+    used = {row[key] for reference in load_all() for row in reference["results"] for key in ("group", "label")}
+    used |= set(techniques().values()) | set(when().values())
+    names = zh_names()
+    assert not used - set(names), f"add Chinese names to bench/names.zh.json for: {sorted(used - set(names))}"
+    assert not set(names) - used, f"names nothing uses any more: {sorted(set(names) - used)}"
+    assert all(names.values()), "an empty name"

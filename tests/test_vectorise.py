@@ -129,12 +129,14 @@ def test_peak_estimate_follows_the_thread_count():
 def test_peak_follows_the_clock_given():
     """--mhz replaces the clock /proc/cpuinfo reports (a VM's base clock) in the peak estimate."""
     peaks = []
-    for mhz in ("1000", "3000"):
+    # clocks no core reaches: where the CPU model does not give the FMA units (Zen 5, some Xeons),
+    # a 1-thread torch.mm then counts as one unit at both, as it must for the peaks to compare
+    for mhz in ("5000", "10000"):
         result = run_here("vectorise_matmul_gflops", "--size", "64", "--mhz", mhz)
         assert result.returncode == 0, result.stderr
         assert f"clock for the peak: {mhz}.0 MHz (--mhz)" in result.stdout
         peaks.append(float(PEAK.search(result.stdout).group(1)))
-    assert peaks[1] == pytest.approx(3 * peaks[0], rel=1e-3)
+    assert peaks[1] == pytest.approx(2 * peaks[0], rel=1e-3)
 
 
 @pytest.mark.parametrize("mhz", ["0", "20000"])
