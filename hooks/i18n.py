@@ -1,4 +1,4 @@
-"""Glue between mkdocs-static-i18n and two other plugins, each build of each edition.
+"""Glue between mkdocs-static-i18n and the other plugins and the theme, in the build of each edition.
 
 - i18n replaces the site's files in its on_files, which runs last: mkdocs-jupyter's notebook pages
   are wrapped again, and htmlproofer, which keeps the files it saw to check links against their
@@ -63,10 +63,10 @@ def on_post_template(output, template_name, config):  # the 404 page
     return on_post_page(output, None, config)
 
 
-@event_priority(-110)  # after i18n's on_post_build (-100) has written the merged index
+@event_priority(-110)  # after i18n's on_post_build (-100), which writes the merged index last
 def on_post_build(config):
     index = Path(config.site_dir) / "search" / "search_index.json"
-    if not index.is_file():  # the Chinese edition's own build: i18n writes the index afterwards
+    if not index.is_file():
         return
     docs = Path(config.docs_dir)
     search = json.loads(index.read_text())
