@@ -10,6 +10,7 @@ held-out accuracy every run of it ended at or above is the target every other st
     python case_study_training.py --quick    # one run each, fewer epochs, no compile
 """
 import argparse
+import contextlib
 import statistics
 import struct
 import sys
@@ -79,20 +80,20 @@ class Checker:
     def step_done(self, images: int, epochs: float) -> bool:
         """Count a step's images; True once the accuracy has reached the target."""
         self.seen += images
-        if self.seen < EVAL_EVERY:
-            return False
+        return self.seen >= EVAL_EVERY and self.check(epochs)
+
+    def finish(self, epochs: float) -> None:
+        """The accuracy where training ended, if the last check was before it."""
+        if self.seen:
+            self.check(epochs)
+
+    def check(self, epochs: float) -> bool:
         self.seen = 0
         self.trained_s += time.perf_counter() - self.started
         accuracy = self.accuracy()
         self.history.append((self.trained_s, epochs, accuracy))
         self.started = time.perf_counter()
         return self.target is not None and accuracy >= self.target
-
-    def finish(self, epochs: float) -> None:
-        """The accuracy where training ended, if the last check was before it."""
-        if self.seen:
-            self.seen = EVAL_EVERY - 1
-            self.step_done(1, epochs)
 
     def accuracy(self) -> float:
         self.model.eval()
@@ -136,23 +137,26 @@ def train_tuned(images: torch.Tensor, labels: torch.Tensor, checker: Checker, ma
     if "channels_last" in uses:  # step 4
         model = model.to(memory_format=torch.channels_last)
         images = images.contiguous(memory_format=torch.channels_last)
+    cold_cache = contextlib.nullcontext()
     if "compile" in uses:  # the side row: every run pays a cold compilation, as a first run does
         torch._dynamo.reset()
-        torch._inductor.config.force_disable_caches = True  # not the kernels an earlier run left on disk
+        # not the kernels an earlier run left on disk; only while this loop compiles
+        cold_cache = torch._inductor.config.patch(force_disable_caches=True)
         model = torch.compile(model)
     loss_fn = nn.CrossEntropyLoss()
     steps_per_epoch = len(labels) // batch
-    for epoch in range(max_epochs):
-        order = torch.randperm(len(labels))
-        for step_index in range(steps_per_epoch):
-            index = order[step_index * batch:(step_index + 1) * batch]
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled="bf16" in uses):  # step 4
-                loss = loss_fn(model(images[index]), labels[index])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            if checker.step_done(batch, epoch + (step_index + 1) / steps_per_epoch):
-                return
+    with cold_cache:
+        for epoch in range(max_epochs):
+            order = torch.randperm(len(labels))
+            for step_index in range(steps_per_epoch):
+                index = order[step_index * batch:(step_index + 1) * batch]
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled="bf16" in uses):  # step 5
+                    loss = loss_fn(model(images[index]), labels[index])
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                if checker.step_done(batch, epoch + (step_index + 1) / steps_per_epoch):
+                    return
 # --8<-- [end:tuned]
 
 

@@ -100,7 +100,7 @@ def test_every_page_has_a_description_of_its_own(built_site):
         descriptions[page] = description
     # a page the Chinese edition has not translated is the English page again, description and all
     counted = {page: d for page, d in descriptions.items() if page.removeprefix("zh/") not in DESCRIPTION_PENDING
-               and not (page.startswith("zh") and page_source(page).suffixes[:1] != [".zh"])}
+               and not (page.startswith("zh/") and page_source(page).suffixes[:1] != [".zh"])}
     shared = {d for d in counted.values() if list(counted.values()).count(d) > 1}
     assert not shared, f"pages share a description: {shared}"
     site_wide = re.search(r"^site_description: (.+)$", (ROOT / "mkdocs.yml").read_text(), re.M).group(1)
