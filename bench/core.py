@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -29,6 +32,16 @@ def num_threads(n: int):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def in_new_process(code: str, *args, env: dict | None = None) -> list[str]:
+    """Run `code` with this Python in a process of its own, this repository importable, and return
+    the words of its last line: for what a process's history changes (a warm compiler, an
+    OpenMP pool sized for another thread count), which a reader's program does not have."""
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(Path(__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=env, capture_output=True, text=True,
+                          check=True)
+    return done.stdout.strip().splitlines()[-1].split()
 
 
 def load_snippet(name: str) -> SimpleNamespace:

@@ -9,9 +9,12 @@
   sitemap.xml, i18n's, which lists both editions of every page, and the language menu keeps its own.
 - The site has one 404 page, at its root (GitHub Pages serves it for any missing address): the
   Chinese edition's build, which writes into the same folder, does not overwrite it.
-- The search index is one file for both editions (i18n merges them); a page the Chinese edition
-  has not translated is served under /zh/ in English, and its entries would show every English
-  result twice: they are dropped.
+- i18n merges both editions' search entries into one index at the root, which both editions'
+  search boxes load: an English search listed every translated page twice, once in Chinese. The
+  merged index is split again, the English entries at the root and the Chinese edition's (its
+  untranslated pages among them, served in English under /zh/) in zh/search/, and the Chinese
+  pages' search loads theirs: Material looks for the index under its "base", which on those pages
+  becomes the edition's root, as search results' links are resolved against it too.
 """
 import json
 import os
@@ -56,7 +59,8 @@ HREFLANG_IN_HEAD = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflan
 
 def on_post_page(output, page, config):
     head, _, body = output.partition("</head>")
-    return HREFLANG_IN_HEAD.sub("", head) + "</head>" + body if body else output
+    output = HREFLANG_IN_HEAD.sub("", head) + "</head>" + body if body else output
+    return _search_in_own_edition(output, page, config)
 
 
 def on_post_template(output, template_name, config):  # the 404 page
@@ -65,18 +69,34 @@ def on_post_template(output, template_name, config):  # the 404 page
 
 @event_priority(-110)  # after i18n's on_post_build (-100), which writes the merged index last
 def on_post_build(config):
+    i18n = config.plugins["i18n"]
     index = Path(config.site_dir) / "search" / "search_index.json"
-    if not index.is_file():
+    if i18n.building or not index.is_file():  # an edition's own build, inside i18n's
         return
-    docs = Path(config.docs_dir)
-    search = json.loads(index.read_text())
-    search["docs"] = [entry for entry in search["docs"] if not _untranslated(entry["location"], docs)]
-    index.write_text(json.dumps(search, ensure_ascii=False, separators=(",", ":")))
+    merged = json.loads(index.read_text())
+    for language in i18n.build_languages:
+        prefix = "" if language == i18n.default_language else f"{language}/"
+        entries = [entry for entry in merged["docs"] if _edition(entry["location"], i18n) == language]
+        for entry in entries:
+            entry["location"] = entry["location"].removeprefix(prefix)
+        path = Path(config.site_dir) / prefix / "search" / "search_index.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**merged, "docs": entries}, ensure_ascii=False, separators=(",", ":")))
 
 
-def _untranslated(location: str, docs: Path) -> bool:
-    """An entry of the Chinese edition whose page has no <page>.zh.md (or .zh.ipynb)."""
-    if not location.startswith("zh/"):
-        return False
-    page = location[3:].split("#")[0].rstrip("/") or "index"
-    return not any((docs / f"{page}.zh{suffix}").is_file() for suffix in (".md", ".ipynb"))
+def _edition(location: str, i18n) -> str:
+    first = location.split("/", 1)[0]
+    return first if first in i18n.build_languages else i18n.default_language
+
+
+CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">[^<]*?"base": ")([^"]*)(")')
+
+
+def _search_in_own_edition(output: str, page, config) -> str:
+    """A translated edition's page has that edition's root as its base: its search box loads the
+    edition's index."""
+    i18n = config.plugins["i18n"]
+    edition = _edition(page.url, i18n) if page is not None else i18n.default_language
+    if edition == i18n.default_language:
+        return output
+    return CONFIG_BASE.sub(lambda m: f"{m.group(1)}{m.group(2).rstrip('/')}/{edition}/{m.group(3)}", output, count=1)

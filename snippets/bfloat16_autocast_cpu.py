@@ -21,6 +21,7 @@ def native_bf16() -> dict[str, bool]:
     capability = torch.backends.cpu.get_cpu_capability()  # "AVX2", "AVX512", "DEFAULT", ...
     return {"avx512_bf16": "avx512_bf16" in flags, "amx_bf16": "amx_bf16" in flags,
             "arm_bf16": arm and "bf16" in flags,  # Arm's "Features" line: Graviton 3 and later
+            "intel": "GenuineIntel" in flags,  # vendor_id
             "torch_capability": capability}
 
 
@@ -96,8 +97,11 @@ def main() -> None:
     native = native_bf16_feature(hw)
     print(f"torch CPU capability: {hw['torch_capability']}; AVX512_BF16: {'yes' if hw['avx512_bf16'] else 'no'}; "
           f"AMX_BF16: {'yes' if hw['amx_bf16'] else 'no'}")
-    print("native bf16 matmul:", f"yes ({native}), expect a speed-up" if native
-          else "no, bf16 is emulated here: expect a slow-down")
+    if native == "avx512_bf16" and hw["intel"]:  # an Intel core without AMX: its bf16 kernels are no faster
+        verdict = "yes (avx512_bf16, no AMX on this Intel CPU), expect no speed-up"
+    else:
+        verdict = f"yes ({native}), expect a speed-up" if native else "no, bf16 is emulated here: expect a slow-down"
+    print("native bf16 matmul:", verdict)
     print("dtypes under autocast:", ", ".join(f"{op} {dtype}".replace("torch.", "")
                                               for op, dtype in autocast_dtypes().items()))
 
@@ -123,7 +127,8 @@ def main() -> None:
 
     # --8<-- [start:fp32_precision]
     # torch >= 2.9: let oneDNN run *fp32* matmuls in bf16 internally, without autocast.
-    # It takes effect where oneDNN runs bf16 (AVX-512, native bf16); on AVX2-only CPUs oneDNN keeps fp32.
+    # It takes effect where oneDNN chooses a bf16 kernel (AMX, AMD's AVX512_BF16); on AVX2-only CPUs and
+    # an Intel Xeon without AMX oneDNN kept its fp32 kernel (ONEDNN_VERBOSE=1: brg_matmul:avx512_core).
     if hasattr(torch.backends.mkldnn, "matmul"):
         torch.backends.mkldnn.matmul.fp32_precision = "bf16"
         try:

@@ -25,16 +25,49 @@ RECORDED_OUTPUT = re.compile(r"docs/outputs/[\w/]+\.txt")
 ADMONITION = re.compile(r'^(?:!!!|\?\?\?\+?)[ \t]+\w+(?:[ \t]+"([^"]*)")?[ \t]*$')
 FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
 TITLE = re.compile(r'title="([^"]*)"')
-RUN_COMMAND = re.compile(r"^Output of python (\S+\.py.*)$")
+RUN_COMMAND = re.compile(r"^(?:Output of )?python (\S+\.py.*?)(?: 的输出)?$")  # English, Chinese
 IMAGE_LINE = re.compile(r"^\[?!\[([^\]]*)\]\(([^)]*)\)(?:\]\([^)]*\))?$")
 RELATIVE_LINK = re.compile(r"\]\((?!https?://|mailto:)([^)\s]*)\)")
 
 
-def page_url(page: Path) -> str:
-    """The published address of a docs/ page (mkdocs.yml's site_url)."""
-    stem = page.relative_to(DOCS).with_suffix("").as_posix()
+# The notebook's own words, in the page's language (a translation is <page>.zh.md).
+WORDS = {
+    "en": {
+        "intro": "The page [{title}]({url}) of *{site}* as a notebook. The excerpts are for reading; the code "
+                 "cells at the end write the full programs to `snippets/` and run them as the page's outputs "
+                 "were made, in quick mode: a few minutes on 2 cores. Uncomment the install lines below if this "
+                 "kernel lacks the packages.",
+        "setup": "# The programs run in their own process, with this kernel's Python.",
+        "recorded": "Recorded on the site's machine:",
+        "chart": "Chart on the site",
+    },
+    "zh": {
+        "intro": "*{site}* 的页面 [{title}]({url})，做成了 notebook。摘录的代码只供阅读；末尾的代码单元把完整的程序写入 "
+                 "`snippets/`，并按页面上输出的录制方式（快速模式）运行它们：在 2 个核心上要几分钟。如果这个内核缺少所需的包，"
+                 "请取消下面安装命令的注释。",
+        "setup": "# 每个程序都在自己的进程中运行，用的是这个内核的 Python。",
+        "recorded": "在本站的机器上录制的输出：",
+        "chart": "本站上的图表",
+    },
+}
+
+
+def language(page: Path) -> str:
+    return "zh" if page.name.endswith(".zh.md") else "en"
+
+
+def site_name(edition: str) -> str:
+    """The site's name in an edition (mkdocs.yml: i18n's languages)."""
+    config = mkdocs_config()
+    names = {lang.locale: lang.site_name for lang in config.plugins["i18n"].config.languages}
+    return names.get(edition) or config.site_name
+
+
+def page_url(page: Path, edition: str = "en") -> str:
+    """The published address of a docs/ page (mkdocs.yml's site_url) in an edition (/zh/)."""
+    stem = page.relative_to(DOCS).with_suffix("").as_posix().removesuffix(".zh")
     path = "" if stem == "index" else stem.removesuffix("/index") + "/"
-    return mkdocs_config().site_url + path
+    return mkdocs_config().site_url + ("" if edition == "en" else f"{edition}/") + path
 
 
 def absolute_links(text: str, page: Path) -> str:
@@ -45,9 +78,9 @@ def absolute_links(text: str, page: Path) -> str:
     def published(match: re.Match) -> str:
         target, _, fragment = match.group(1).partition("#")
         if not target:
-            url = page_url(page)
+            url = page_url(page, language(page))
         elif target.endswith(".md"):
-            url = page_url(DOCS / posixpath.normpath(posixpath.join(here, target)))
+            url = page_url(DOCS / posixpath.normpath(posixpath.join(here, target)), language(page))
         else:
             url = mkdocs_config().site_url + posixpath.normpath(posixpath.join(here, target))
         return f"]({url}{'#' + fragment if fragment else ''})"
@@ -95,7 +128,7 @@ def prose(lines: list[str], page: Path) -> str:
         if image and "#only-dark" in image.group(2):
             continue
         chart = image and image.group(2).partition("#")[0]
-        out.append(f"*Chart on the site: [{image.group(1)}]({chart})*" if image else line)
+        out.append(f"*{WORDS[language(page)]['chart']}: [{image.group(1)}]({chart})*" if image else line)
     return absolute_links("\n".join(out), page).strip()
 
 
@@ -106,7 +139,7 @@ def prose_cells(lines: list[str], page: Path) -> list[NotebookNode]:
     return [new_markdown_cell(section) for section in sections if section]
 
 
-def fence_cells(info: str, body: list[str]) -> list[NotebookNode]:
+def fence_cells(info: str, body: list[str], words: dict) -> list[NotebookNode]:
     """A whole program: a cell that writes it. Its recorded output: a cell that runs it as the
     output's title says, after the recorded output to compare with. Anything else: for reading."""
     include = INCLUDE.match(body[0]) if len(body) == 1 else None
@@ -115,7 +148,7 @@ def fence_cells(info: str, body: list[str]) -> list[NotebookNode]:
         return [new_code_cell(f"%%writefile {include.group(1)}\n" + expand_includes(body[0]))]
     if include and RECORDED_OUTPUT.fullmatch(include.group(1)):
         command = RUN_COMMAND.match(title.group(1)) if title else None
-        recorded = f"Recorded on the site's machine:\n\n```text\n{expand_includes(body[0]).rstrip()}\n```"
+        recorded = f"{words['recorded']}\n\n```text\n{expand_includes(body[0]).rstrip()}\n```"
         run = [new_code_cell(f"!{{sys.executable}} {command.group(1)}")] if command else []
         return [new_markdown_cell(recorded), *run]
     lang = re.sub(r"^\{?\s*\.?", "", info).split()[0].rstrip("}") if info.strip() else ""
@@ -162,18 +195,16 @@ def build(page: Path) -> NotebookNode:
             continue
         end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith(fence.group(1)))
         cells += prose_cells(chunk, page)
-        cells += fence_cells(fence.group(2), lines[i + 1:end])
+        cells += fence_cells(fence.group(2), lines[i + 1:end], WORDS[language(page)])
         chunk, i = [], end + 1
     cells += prose_cells(chunk, page)
     programs = [cell.source.split("\n", 1)[1] for cell in cells if cell.source.startswith("%%writefile")]
     install = "\n".join("# " + line for line in required_installs(programs))
-    intro = new_markdown_cell(
-        f"{title.group(0)}\nThe page [{title.group(1)}]({page_url(page)}) of *{mkdocs_config().site_name}* "
-        "as a notebook. The excerpts are for reading; the code cells at the end write the full programs "
-        "to `snippets/` and run them as the page's outputs were made, in quick mode: a few minutes on 2 cores. "
-        "Uncomment the install lines below if this kernel lacks the packages.")
-    setup = new_code_cell(f"{install}\nimport os, sys\n\n# The programs run in their own process, with "
-                          "this kernel's Python.\nos.makedirs(\"snippets\", exist_ok=True)")
+    words = WORDS[language(page)]
+    heading = re.sub(r"[ \t]*\{#[\w-]+\}$", "", title.group(1))  # a translation's explicit anchor
+    intro = new_markdown_cell(f"# {heading}\n\n" + words["intro"].format(
+        title=heading, url=page_url(page, language(page)), site=site_name(language(page))))
+    setup = new_code_cell(f"{install}\nimport os, sys\n\n{words['setup']}\nos.makedirs(\"snippets\", exist_ok=True)")
     nb = new_notebook(cells=[intro, setup, *merge_markdown(cells)])
     for number, cell in enumerate(nb.cells):  # nbformat's ids are random: the file would change on every run
         cell.id = f"cell-{number}"

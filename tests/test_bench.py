@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from bench.cases import techniques
+from bench.compare import column_head
 from bench.machine import kind
 from bench.references import FOLDER as REFERENCES, lacks, load_all, unmeasured
 from bench.render import RESULTS_DIR, render
@@ -64,7 +65,7 @@ def test_quick_mode_measures_every_technique(quick_run):
     assert "benchmark" in result.stderr and "100%" in result.stderr, "progress is shown"
     assert "yours:" in result.stdout, "the run is shown beside the references"
     for reference in load_all():
-        assert f"× {kind(reference['machine'])}" in result.stdout, "every reference has a column"
+        assert re.search(column_head(kind(reference["machine"])), result.stdout), "every reference has a column"
 
 
 def test_quick_run_rows_line_up_with_every_reference(quick_run):
@@ -98,7 +99,8 @@ def test_each_reference_is_a_full_run_named_after_its_cpu_kind(path):
     reference = json.loads(path.read_text())
     check_results(reference, "full")
     assert path.stem == kind(reference["machine"]), "the file is named after the machine's kind"
-    assert reference["seconds"] < 900, "full mode must finish in under 15 minutes on 2 cores"
+    # The techniques take about 6 minutes, the case study's two models, runtimes and training about 17
+    assert reference["seconds"] < 1800, "full mode must finish in under 30 minutes on 2 cores"
 
 
 def test_references_cover_more_than_one_instruction_set():

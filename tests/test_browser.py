@@ -550,6 +550,7 @@ def test_search_lists_the_page_near_the_top(tab, word, page_url):
         f"searching {word!r} lists {pages[:SEARCH_TOP + 2]} first, not {page_url}. The search "
         f"plugin's separator (mkdocs.yml) must split on '_' and '.', full listings must carry "
         f"data-search-exclude, and the page's title should name the API")
+    assert not [p for p in pages if p.startswith("zh/")], f"the English search lists Chinese pages: {pages}"
     tab.assert_clean(f"search for {word!r}")
 
 
@@ -561,6 +562,7 @@ def test_chinese_search_lists_the_page_near_the_top(tab, word, page_url):
     tab.open("zh/")
     pages = _search(tab.page, word)
     assert page_url in pages[:SEARCH_TOP], f"searching {word!r} in /zh/ lists {pages[:SEARCH_TOP + 2]} first"
+    assert all(p.startswith("zh/") for p in pages), f"the Chinese search leaves its edition: {pages}"
     tab.assert_clean(f"search for {word!r}")
 
 
@@ -576,7 +578,7 @@ def test_language_switch_leads_to_the_same_page_in_the_other_edition(tab):
     page.locator('.md-select__link[hreflang="en"]').click()
     page.wait_for_url("**/threads/")
     assert "/zh/" not in page.url and page.locator("h1").inner_text().startswith("Threads")
-    page = tab.open("zh/bfloat16/")
+    page = tab.open("zh/your-machine/")
     assert page.locator(".i18n-fallback").inner_text() == "本页尚未翻译成中文，以下是英文原文。"
     tab.assert_clean("the language switch")
 

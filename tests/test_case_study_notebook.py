@@ -1,6 +1,8 @@
 """The "From naive to fast" page as a notebook to download (docs/downloads/): made from the page
 and its snippets as they are now, linked from the page, served by the site as a file, and it runs
-top to bottom, its programs printing what the page shows."""
+top to bottom, its programs printing what the page shows. The Chinese edition's page offers the
+notebook in Chinese (downloads/<name>.zh.ipynb, served under zh/ as i18n serves a translation),
+with the very programs and commands of the English one."""
 import re
 
 import nbformat
@@ -12,16 +14,33 @@ from tests.snippets import DOCS, OUTPUTS, mask
 
 PAGE = DOCS / "naive-to-fast.md"
 NOTEBOOK = DOCS / "downloads" / "naive-to-fast.ipynb"
+EDITIONS = {"": (PAGE, NOTEBOOK), "zh/": (DOCS / "naive-to-fast.zh.md", DOCS / "downloads" / "naive-to-fast.zh.ipynb")}
 
 
-def test_stored_notebook_is_current(request):
-    fresh = nbformat.writes(build(PAGE)) + "\n"
+@pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: e or "en")
+def test_stored_notebook_is_current(request, edition):
+    page, notebook = EDITIONS[edition]
+    fresh = nbformat.writes(build(page)) + "\n"
     if request.config.getoption("--update-outputs"):
-        NOTEBOOK.parent.mkdir(exist_ok=True)
-        NOTEBOOK.write_text(fresh)
-    assert NOTEBOOK.read_text() == fresh, (
-        f"{NOTEBOOK.relative_to(DOCS.parent)} is not what {PAGE.name} makes now: rewrite it with "
+        notebook.parent.mkdir(exist_ok=True)
+        notebook.write_text(fresh)
+    assert notebook.read_text() == fresh, (
+        f"{notebook.relative_to(DOCS.parent)} is not what {page.name} makes now: rewrite it with "
         "pytest tests/test_case_study_notebook.py --update-outputs")
+
+
+def test_the_chinese_notebook_runs_what_the_english_one_runs():
+    """Its code cells are the English notebook's, but for the one comment in the setup cell: the
+    same programs, written and run the same way (the English one's run is tested below)."""
+    code = lambda path: [cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    english, chinese = code(NOTEBOOK), code(EDITIONS["zh/"][1])
+    assert chinese[1:] == english[1:]
+    drop_comments = lambda source: [line for line in source.splitlines() if not line.startswith("# The")
+                                    and not line.startswith("# 每个")]
+    assert drop_comments(chinese[0]) == drop_comments(english[0])
+    markdown = " ".join(cell.source for cell in nbformat.read(EDITIONS["zh/"][1], as_version=4).cells
+                        if cell.cell_type == "markdown")
+    assert "/zh/naive-to-fast/" in markdown and "从朴素到高效" in markdown
 
 
 @pytest.mark.slow
@@ -44,9 +63,10 @@ def test_notebook_runs_and_its_programs_print_what_the_page_shows(tmp_path):
         assert not missing, f"the notebook's {cell.source!r} printed:\n{printed}"
 
 
-def test_the_page_links_the_notebook_and_the_site_serves_it(built_site):
-    page = built_site / "naive-to-fast" / "index.html"
+@pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: e or "en")
+def test_the_page_links_the_notebook_and_the_site_serves_it(built_site, edition):
+    page = built_site / edition / "naive-to-fast" / "index.html"
     links = re.findall(r'href="([^"]+\.ipynb)"', page.read_text())
-    assert links, "no link to the notebook on /naive-to-fast/"
-    assert (page.parent / links[0]).read_bytes() == NOTEBOOK.read_bytes()
-    assert not (built_site / "downloads" / "naive-to-fast").exists(), "the notebook is rendered as a page too"
+    assert links, f"no link to the notebook on /{edition}naive-to-fast/"
+    assert (page.parent / links[0]).read_bytes() == EDITIONS[edition][1].read_bytes()
+    assert not (built_site / edition / "downloads" / "naive-to-fast").exists(), "the notebook is rendered as a page too"
