@@ -24,9 +24,20 @@ def test_every_start_method(method):
     check(run_shared(NAME, "--start-method", method).stdout)
 
 
+GLOO_ABORT = "terminate called without an active exception"
+
+
 def test_same_script_under_torchrun_with_the_threads_asked():
-    result = run(NAME, "--threads", "2",
-                 python_flags=("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"))
+    def launch():
+        return run(NAME, "--threads", "2",
+                   python_flags=("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"))
+    result = launch()
+    if result.returncode != 0 and GLOO_ABORT in result.stderr:
+        # Seen once (2026-12-02) in a full suite on a loaded 2-core machine (2 test workers + 2 ranks x 2
+        # threads): a rank aborted in gloo's C++ with no Python error, and six reruns alone passed.
+        # One more launch; an abort that repeats, or any other failure, fails the test.
+        first, result = result.stderr, launch()
+        assert result.returncode == 0, f"aborted twice:\n{first}\n---\n{result.stderr}"
     assert result.returncode == 0, result.stderr
     check(result.stdout, threads=2)
 
