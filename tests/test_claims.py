@@ -102,6 +102,11 @@ def _page_text(page: str) -> str:
     return re.sub(r"\s+", " ", (DOCS / page).read_text())
 
 
+# Two kinds of one level that the pages tell apart: AVX512_BF16 pays on the one and not on the other
+ZEN4 = "amd-avx512-bf16"
+NO_AMX_XEON = "intel-avx512-bf16"  # an Emerald Rapids Xeon whose VM hides AMX
+
+
 # --- the claims, page by page (keep each next to the others of its page) ---------------------
 
 
@@ -122,8 +127,8 @@ CL_TINY_1T = "channels_last/resnet18-tiny-images-1-thread/channels-last"
                        "than fp32")
 def _(m):
     return (all(m.ratio(k, BF16_1T) < 1 / 3 for k in m.kinds("avx2"))
-            and all(m.ratio(k, BF16_1T) > 1.1 for k in m.kinds("amd-avx512-bf16", "amx"))
-            and all(m.ratio(k, BF16_1T) < 0.8 for k in m.kinds("intel-avx512-bf16")))
+            and all(m.ratio(k, BF16_1T) > 1.1 for k in m.kinds(ZEN4, "amx"))
+            and all(m.ratio(k, BF16_1T) < 0.8 for k in m.kinds(NO_AMX_XEON)))
 
 
 @claim("index.zh.md", "torchao 的 int8 则从慢十倍以上（AVX2）变为在 Zen 4 和带 AMX 的 Xeon 上大致持平，在没有 AMX 的 Xeon 上约为一半的速度")
@@ -131,8 +136,8 @@ def _(m):
                    "AMX Xeon, and to about half the speed on the Xeon without AMX")
 def _(m):
     return (all(m.ratio(k, INT8_1T) < 0.1 for k in m.kinds("avx2"))
-            and all(0.7 < m.ratio(k, INT8_1T) < 1.5 for k in m.kinds("amd-avx512-bf16", "amx"))
-            and all(0.4 < m.ratio(k, INT8_1T) < 0.7 for k in m.kinds("intel-avx512-bf16")))
+            and all(0.7 < m.ratio(k, INT8_1T) < 1.5 for k in m.kinds(ZEN4, "amx"))
+            and all(0.4 < m.ratio(k, INT8_1T) < 0.7 for k in m.kinds(NO_AMX_XEON)))
 
 
 @claim("benchmark.zh.md", "`channels_last` 在 AVX2 机器上让 resnet18 处理极小图像时变快，在 AVX-512 机器上却让它变慢")
@@ -176,8 +181,8 @@ def _(m):
                for k in m.kinds() for model in ("mlp", "cnn") for size in (8, 64))
 
 
-AMD_KINDS = ("amd-avx2", "amd-avx512-bf16")  # the AMD references
-INTEL_KINDS = ("intel-avx512-bf16", "amx")  # the Intel Xeons: without AMX, and with it
+AMD_KINDS = ("amd-avx2", ZEN4)  # the AMD references
+INTEL_KINDS = (NO_AMX_XEON, "amx")  # the Intel Xeons: without AMX, and with it
 
 
 @claim("batching.zh.md", "批大小为 1 时则取决于 CPU：在两台 AMD 机器上，第二个线程收益甚微或毫无收益；在 Intel Xeon 上，它使批大小为 1 的 MLP 的 p50 延迟大大缩短")
@@ -196,7 +201,7 @@ def _(m):
     return (all(_threads_gain(m, k, "cnn", 1) < 0.9 for k in m.kinds(*AMD_KINDS))
             and all(_threads_gain(m, k, "mlp", 1) < 1.3 and m.ratio(k, BATCH_P50) < 1.35 for k in m.kinds(*AMD_KINDS))
             and all(1.1 < m.ratio(k, BATCH_P50) for k in m.kinds("avx2"))
-            and all(0.8 < m.ratio(k, BATCH_P50) < 1.2 for k in m.kinds("amd-avx512-bf16"))
+            and all(0.8 < m.ratio(k, BATCH_P50) < 1.2 for k in m.kinds(ZEN4))
             and all(_threads_gain(m, k, "cnn", 1) > 1.05 and _threads_gain(m, k, "mlp", 1) > 1.2
                     and m.ratio(k, BATCH_P50) > 1.4 for k in m.kinds(*INTEL_KINDS)))
 
@@ -255,7 +260,7 @@ def _(m):
                             "on Zen 4 and at two fifths to three quarters of it on the Intel Xeons")
 def _(m):
     over = [_budget(g, BUDGET_OVER) for g in BUDGET_GROUPS]
-    return (all(0.12 < m.ratio(k, r) < 0.4 for r in over for k in m.kinds("amd-avx512-bf16"))
+    return (all(0.12 < m.ratio(k, r) < 0.4 for r in over for k in m.kinds(ZEN4))
             and all(0.38 < m.ratio(k, r) < 0.8 for r in over for k in m.kinds(*INTEL_KINDS)))
 
 
@@ -373,7 +378,7 @@ def _threads(m, k, group, label):
                      "fast on 2 threads as on 1; on the AMX Xeon the matmul is too, and the MLP forward gains less "
                      "(1.3 to 1.7 times from run to run)")
 def _(m):
-    return (all(1.6 < _threads(m, k, g, "all-cores") < 2.3 for k in m.kinds(*AMD_KINDS, "intel-avx512-bf16")
+    return (all(1.6 < _threads(m, k, g, "all-cores") < 2.3 for k in m.kinds(*AMD_KINDS, NO_AMX_XEON)
                 for g in ("square-matmul", "mlp-forward"))
             and all(1.6 < _threads(m, k, "square-matmul", "all-cores") < 2.3
                     and 1.25 < _threads(m, k, "mlp-forward", "all-cores") < 1.75 for k in m.kinds("amx")))
@@ -402,7 +407,7 @@ def _with_row(m, row_id):
 @claim("threads.md", "On the Zen 4 machine the second core speeds the large elementwise add up by much less than it speeds up the matmul")
 def _(m):
     add, matmul = "threads/large-elementwise-add/all-cores", "threads/square-matmul/all-cores"
-    return all(m.ratio(k, add) < 1.5 and m.ratio(k, add) < m.ratio(k, matmul) - 0.3 for k in m.kinds("amd-avx512-bf16"))
+    return all(m.ratio(k, add) < 1.5 and m.ratio(k, add) < m.ratio(k, matmul) - 0.3 for k in m.kinds(ZEN4))
 
 
 @claim("threads.zh.md", "在没有 AMX 的 Xeon 上，加法的加速与矩阵乘法差不多，接近两倍")
@@ -410,7 +415,7 @@ def _(m):
 def _(m):
     add, matmul = "threads/large-elementwise-add/all-cores", "threads/square-matmul/all-cores"
     return all(1.7 < m.ratio(k, add) and abs(m.ratio(k, add) - m.ratio(k, matmul)) < 0.3
-               for k in m.kinds("intel-avx512-bf16"))
+               for k in m.kinds(NO_AMX_XEON))
 
 
 @claim("corrections.zh.md", "`torch.set_num_threads(4)` 会被照办，结果运行得更慢")
@@ -534,7 +539,7 @@ def _(m):
     return all(1.03 < _cl(m, k, "small-images-1-thread") < 1.25
                and 0.95 < _cl(m, k, "small-images-all-cores") < 1.25
                and _cl(m, k, "tiny-images-1-thread") < 1.0 and _cl(m, k, "tiny-images-all-cores") < 1.0
-               for k in m.kinds("amd-avx512-bf16"))
+               for k in m.kinds(ZEN4))
 
 
 @claim("channels-last.zh.md", "在四台参考机器中的三台上，这两行都大致持平，所以真正起作用的是转换模型；没有 AMX 的 Xeon 在 1 个线程处理小图像时是例外：连输入一起转换比 NCHW "
@@ -545,9 +550,9 @@ def _(m):
                            "converting the model alone was not")
 def _(m):
     level = all(0.9 < _cl(m, k, g) / _cl(m, k, g, "channels-last-model-nchw-input") < 1.1
-                for k in m.kinds("avx2", "amd-avx512-bf16", "amx") for g in CL_GROUPS)
+                for k in m.kinds("avx2", ZEN4, "amx") for g in CL_GROUPS)
     exception = all(_cl(m, k, "small-images-1-thread") < 1.0 < _cl(m, k, "small-images-1-thread", CL_MODEL_ONLY)
-                    for k in m.kinds("intel-avx512-bf16"))
+                    for k in m.kinds(NO_AMX_XEON))
     # ... and the model-only conversion carries the gain where there is one
     return level and exception and all(_cl(m, k, g, CL_MODEL_ONLY) > 1.1 for k in m.kinds("avx2") for g in CL_GROUPS)
 
@@ -559,9 +564,9 @@ def _(m):
     return all(1.1 < _cl(m, k, "small-images-all-cores", label) < 1.25
                and _cl(m, k, "tiny-images-1-thread", label) < 0.92
                and 0.95 < _cl(m, k, "tiny-images-all-cores", label) < 1.06
-               for label in ("channels-last", CL_MODEL_ONLY) for k in m.kinds("intel-avx512-bf16")) and all(
+               for label in ("channels-last", CL_MODEL_ONLY) for k in m.kinds(NO_AMX_XEON)) and all(
         _cl(m, k, "small-images-1-thread") < 1.0 and _cl(m, k, "small-images-1-thread", CL_MODEL_ONLY) > 1.1
-        for k in m.kinds("intel-avx512-bf16"))
+        for k in m.kinds(NO_AMX_XEON))
 
 
 @claim("channels-last.zh.md", "在 Zen 4 机器上，channels_last 在 32×32 图像上比 NCHW 慢，1 个线程和 2 个线程时都是如此，在更大的图像上最多也只快约十分之一")
@@ -570,7 +575,7 @@ def _(m):
 def _(m):
     return all(_cl(m, k, "tiny-images-1-thread") < 1.0 and _cl(m, k, "tiny-images-all-cores") < 1.0
                and _cl(m, k, "small-images-1-thread") < 1.25 and 0.95 < _cl(m, k, "small-images-all-cores") < 1.25
-               for k in m.kinds("amd-avx512-bf16"))
+               for k in m.kinds(ZEN4))
 
 
 @claim("channels-last.zh.md", "小图像快约十分之一，1 个线程和两个核心都是如此；极小图像稍慢一些，最多慢约二十分之一")
@@ -598,7 +603,7 @@ BF16_ROWS = [f"bfloat16/mlp-{what}-{where}/bf16-autocast" for what in ("inferenc
        "AVX512_BF16, runs it faster than fp32")
 def _(m):
     return (all(0.05 < m.ratio(k, r) < 0.2 for k in m.kinds("avx2") for r in BF16_ROWS)
-            and all(m.ratio(k, r) > 1.1 for k in m.kinds("amd-avx512-bf16") for r in BF16_ROWS))
+            and all(m.ratio(k, r) > 1.1 for k in m.kinds(ZEN4) for r in BF16_ROWS))
 
 
 @claim("bfloat16.zh.md", "在支持 AMX 的 Intel Xeon 上，这个小型 MLP 在 1 个线程时收益很小，在 2 个线程时反而变慢")
@@ -625,8 +630,8 @@ def _(m):
 @claim("bfloat16.zh.md", "它在每一组中都比 fp32 快，快约六分之一到一半")
 @claim("bfloat16.md", "it is faster than fp32 in every group, by between about a sixth and a half")
 def _(m):
-    return all(1.1 < m.ratio(k, r) < 1.75 for k in m.kinds("amd-avx512-bf16") for r in BF16_ROWS) and all(
-        max(m.ratio(k, r) for r in BF16_ROWS) > 1.3 for k in m.kinds("amd-avx512-bf16"))
+    return all(1.1 < m.ratio(k, r) < 1.75 for k in m.kinds(ZEN4) for r in BF16_ROWS) and all(
+        max(m.ratio(k, r) for r in BF16_ROWS) > 1.3 for k in m.kinds(ZEN4))
 
 
 @claim("bfloat16.zh.md", "有 AVX512_BF16 但没有 AMX 的 Intel Xeon 运行它时在每一组中都比 fp32 慢，速度为 fp32 的 0.55 到 0.7 倍")
@@ -641,7 +646,7 @@ def _(m):
 @claim("bfloat16.md", "an Intel Xeon has native bf16 but, on this site's Xeon of that kind, no gain from it")
 def _(m):
     return all(0.55 < m.ratio(k, r) < 0.7 and m.ratio(k, r) > 3 * m.ratio(a, r)
-               for k in m.kinds("intel-avx512-bf16") for a in m.kinds("avx2") for r in BF16_ROWS)
+               for k in m.kinds(NO_AMX_XEON) for a in m.kinds("avx2") for r in BF16_ROWS)
 
 
 @claim("bfloat16.zh.md", "如上文所测，在 AVX2 上慢得多")
@@ -665,9 +670,9 @@ VEC = "vectorise"
 def _(m):
     def reached(k, w):
         return m.ratio(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-{w}/torch-mm-achieved")
-    fraction = all(0.67 < reached(k, w) <= 1.0 for k in m.kinds("avx2", "amd-avx512-bf16", "amx")
+    fraction = all(0.67 < reached(k, w) <= 1.0 for k in m.kinds("avx2", ZEN4, "amx")
                    for w in ("1-thread", "all-cores")) and all(
-        0.62 < reached(k, w) < 0.75 for k in m.kinds("intel-avx512-bf16") for w in ("1-thread", "all-cores"))
+        0.62 < reached(k, w) < 0.75 for k in m.kinds(NO_AMX_XEON) for w in ("1-thread", "all-cores"))
     twice = all(1.6 < m.median(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-all-cores/torch-mm-achieved")
                 / m.median(k, f"{VEC}/torch-mm-vs-theoretical-fp32-peak-1-thread/torch-mm-achieved") < 2.3
                 for k in m.kinds())
@@ -719,7 +724,7 @@ def _(m):
     return (all(0.9 < m.ratio(k, f"{TC}/torch-compile-inductor") < 1.6 and break_even(k, TC) > 1e4
                 for k in m.having(TC_FIRST))
             and all(1.04 < m.ratio(k, f"{TC_1T}/torch-compile-inductor") < 1.3 and 1e4 < break_even(k, TC_1T) < 5e5
-                    for k in m.kinds("amd-avx512-bf16")))
+                    for k in m.kinds(ZEN4)))
 
 
 @claim("torch-compile.zh.md", "单个矩阵乘法编译后并没有更快，而极小的 Linear 在它运行所用的单个线程下编译后，反而慢了好几倍。")
@@ -798,7 +803,7 @@ def _(m):
        "and slower on all cores")
 def _(m):
     return all(0.7 < _q(m, k, "1-thread", Q_DYN) < 1.3 and _q(m, k, "all-cores", Q_DYN) < 0.97
-               and _q(m, k, "all-cores", Q_DYN) < _q(m, k, "1-thread", Q_DYN) for k in m.kinds("amd-avx512-bf16"))
+               and _q(m, k, "all-cores", Q_DYN) < _q(m, k, "1-thread", Q_DYN) for k in m.kinds(ZEN4))
 
 
 @claim("quantisation.zh.md", "编译之后，它在 1 个线程时明显比 fp32 快（约一点五倍到三倍），加冻结的 PT2E 模型又更快；已弃用的 FBGEMM 路径还要更快。")
@@ -807,7 +812,7 @@ def _(m):
 def _(m):
     return all(1.4 < _q(m, k, "1-thread", Q_AO_COMPILED) < 4 and _q(m, k, "1-thread", Q_PT2E) > _q(m, k, "1-thread", Q_AO_COMPILED)
                and _q(m, k, "1-thread", Q_OLD) > max(_q(m, k, "1-thread", Q_AO_COMPILED), _q(m, k, "1-thread", Q_PT2E))
-               for k in m.kinds("amd-avx512-bf16"))
+               for k in m.kinds(ZEN4))
 
 
 @claim("quantisation.zh.md", "以 eager 模式运行时，torchao 的动态 int8 模型的速度约为 fp32 的一半；编译之后，它在 1 个线程和两个核心上都比 fp32 快约 1.7 倍，"
@@ -819,7 +824,7 @@ def _(m):
     return all(0.4 < _q(m, k, w, Q_DYN) < 0.65 and 1.55 < _q(m, k, w, Q_AO_COMPILED) < 1.9
                and _q(m, k, w, Q_PT2E) > 0.98 * _q(m, k, w, Q_AO_COMPILED)
                and _q(m, k, w, Q_OLD) > max(_q(m, k, w, Q_AO_COMPILED), _q(m, k, w, Q_PT2E))
-               for k in m.kinds("intel-avx512-bf16") for w in WHERE)
+               for k in m.kinds(NO_AMX_XEON) for w in WHERE)
 
 
 @claim("quantisation.zh.md", "在每台参考机器上，以 eager 模式运行时，已弃用的 FBGEMM 路径都是最快的 int8 变体。")
@@ -877,8 +882,6 @@ def _(m):
 # naive-to-fast.md: the case study's rows (only the Zen 4 reference has them so far)
 CS_THROUGHPUT = "case_study/resnet-50-throughput-all-cores/"
 CS_LATENCY = "case_study/resnet-50-batch-1-latency-p50-all-cores/"
-CS_ZEN4 = "amd-avx512-bf16"
-CS_NO_AMX = "intel-avx512-bf16"  # the Xeon without AMX: its bf16 steps lose
 
 
 def _cs(m, k, group, step):
@@ -900,7 +903,7 @@ def _cs_param(m, k, step, key):
 def _(m):
     return all(3.5 < _cs(m, k, CS_THROUGHPUT, "6-bf16") < 3.9 and 6.4 < _cs(m, k, CS_THROUGHPUT, "7-int8") < 6.8
                and 2.8 < _cs(m, k, CS_LATENCY, "6-bf16") < 3.3 and 4.7 < _cs(m, k, CS_LATENCY, "7-int8") < 5.2
-               and m.row(k, CS_THROUGHPUT + "7-int8")["params"]["tuned_path"] for k in m.kinds(CS_ZEN4))
+               and m.row(k, CS_THROUGHPUT + "7-int8")["params"]["tuned_path"] for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "在没有 AMX 的 Xeon 上（Intel，AVX-512 + AVX512_BF16，AMX 被虚拟机隐藏），这条路径最终在吞吐量上比朴素循环快 8.7 "
@@ -917,7 +920,7 @@ def _(m):
     return all(8.4 < _cs(m, k, CS_THROUGHPUT, "7-int8") < 9.0 and 4.6 < _cs(m, k, CS_LATENCY, "7-int8") < 5.2
                and 1.6 < _cs(m, k, CS_THROUGHPUT, "6-bf16") < 1.85 and 2.6 < _cs(m, k, CS_THROUGHPUT, "5-compile") < 2.85
                and 1.2 < _cs(m, k, CS_LATENCY, "6-bf16") < 1.4 and 1.7 < _cs(m, k, CS_LATENCY, "5-compile") < 1.9
-               for k in m.kinds(CS_NO_AMX))
+               for k in m.kinds(NO_AMX_XEON))
 
 
 @claim("naive-to-fast.zh.md", "它还把 fp32 批大小为 1 时的延迟降低了约五分之二")
@@ -929,7 +932,7 @@ def _(m):
     return all(1.15 < _cs(m, k, CS_THROUGHPUT, "5-compile") / _cs(m, k, CS_THROUGHPUT, "4-channels-last") < 1.3
                and 1.55 < _cs(m, k, CS_LATENCY, "5-compile") < 1.9
                and _cs(m, k, CS_LATENCY, "5-compile") / _cs(m, k, CS_LATENCY, "4-channels-last") > 1.5
-               for k in m.kinds(CS_ZEN4))
+               for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "即便如此，朴素循环在各轮之间的四分位距仍约为其中位数的六分之一，而编译后的步骤只有百分之几")
@@ -941,7 +944,7 @@ def _(m):
         return row["spread"] / m.median(k, CS_THROUGHPUT + step)
     return all(0.13 < relative_spread(k, "1-naive") < 0.2
                and all(relative_spread(k, s) < 0.06 for s in ("5-compile", "6-bf16", "7-int8"))
-               for k in m.kinds(CS_ZEN4))
+               for k in m.kinds(ZEN4))
 
 
 CS_PACKAGE = "aotinductor-package-side-row"
@@ -964,7 +967,7 @@ def _(m):
                and 0.8 < _cs(m, k, CS_THROUGHPUT, CS_PACKAGE) / _cs(m, k, CS_THROUGHPUT, "5-compile") < 1.0
                and 0.9 < _cs(m, k, CS_LATENCY, CS_PACKAGE)
                and _cs(m, k, CS_LATENCY, CS_PACKAGE) - 1 < 0.5 * (_cs(m, k, CS_LATENCY, "5-compile") - 1)
-               for k in m.kinds(CS_ZEN4))
+               for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "两者合起来使吞吐量达到朴素循环的约一点五倍，但对批大小为 1 时的延迟几乎没有改善")
@@ -982,7 +985,7 @@ def _(m):
     return all(1.3 < _cs(m, k, CS_THROUGHPUT, "4-channels-last") < 1.8
                and all(0.9 < _cs(m, k, CS_LATENCY, s) < 1.2 for s in ("2-inference-mode", "3-batching", "4-channels-last"))
                and 0.42 < _cs_param(m, k, "1-naive", "share_of_peak") < 0.5 and 8.1 < gflop_per_image(k) < 8.3
-               for k in m.kinds(CS_ZEN4))
+               for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "bf16 在 AVX512_BF16 上的峰值是 fp32 的两倍，任何步骤都无法让朴素循环快到远超约四点五倍；int8 在 VNNI 上的峰值是 fp32 的四倍，上限则是"
@@ -997,7 +1000,7 @@ def _(m):
         return factor / _cs_param(m, k, "1-naive", "share_of_peak")
     return all(4.2 < ceiling(k, 2) < 4.8 and 8.5 < ceiling(k, 4) < 9.5
                and 0.77 < _cs_param(m, k, "6-bf16", "share_of_peak") < 0.85
-               and 0.7 < _cs_param(m, k, "7-int8", "share_of_peak") < 0.8 for k in m.kinds(CS_ZEN4))
+               and 0.7 < _cs_param(m, k, "7-int8", "share_of_peak") < 0.8 for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "fp32 各步骤在每张图像上都一致，logits 相差约 1e-4 以内（只来自求和顺序）")
@@ -1012,7 +1015,7 @@ def _(m):
                and 85 < _cs_param(m, k, "6-bf16", "top1_agreement_pct") < 95
                and 0.3 < _cs_param(m, k, "6-bf16", "max_abs_logit_diff") < 0.7
                and 70 < _cs_param(m, k, "7-int8", "top1_agreement_pct") < 82
-               and 2 < _cs_param(m, k, "7-int8", "max_abs_logit_diff") < 3 for k in m.kinds(CS_ZEN4))
+               and 2 < _cs_param(m, k, "7-int8", "max_abs_logit_diff") < 3 for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "在 Zen 4 机器上，每个编译步骤在第一次快速调用之前都要花 15 到 19 秒编译")
@@ -1020,7 +1023,7 @@ def _(m):
 @claim("naive-to-fast.zh.md", "代价是每个启动它的进程都要花 15 到 19 秒编译")
 @claim("naive-to-fast.md", "It costs a compilation of 15 to 19 seconds in every process that starts it")
 def _(m):
-    return all(14.5 < _cs_param(m, k, s, "compile_s") < 19.5 for s in ("5-compile", "6-bf16", "7-int8") for k in m.kinds(CS_ZEN4))
+    return all(14.5 < _cs_param(m, k, s, "compile_s") < 19.5 for s in ("5-compile", "6-bf16", "7-int8") for k in m.kinds(ZEN4))
 
 
 # The other runtimes, each beside the PyTorch step of its precision
@@ -1053,7 +1056,7 @@ def _(m):
                 (CS_LATENCY, CS_OV_FP32): 1.09, (CS_THROUGHPUT, CS_OV_BF16): 1.09, (CS_LATENCY, CS_OV_BF16): 1.22,
                 (CS_THROUGHPUT, CS_ORT_INT8): 1.05, (CS_LATENCY, CS_ORT_INT8): 1.19}
     return all(all(abs(_runtime_gain(m, k, group, runtime) - value) < 0.005 for (group, runtime), value in expected.items())
-               for k in m.kinds(CS_ZEN4))
+               for k in m.kinds(ZEN4))
 
 
 def _ort_int8_fastest(m, k):
@@ -1070,7 +1073,7 @@ def _ort_int8_fastest(m, k):
 def _(m):
     return all(6.8 < _cs(m, k, CS_THROUGHPUT, CS_ORT_INT8) < 7.0 and 5.8 < _cs(m, k, CS_LATENCY, CS_ORT_INT8) < 6.0
                and _ort_int8_fastest(m, k)
-               and 70 < _cs_param(m, k, CS_ORT_INT8, "top1_agreement_pct") < 80 for k in m.kinds(CS_ZEN4))
+               and 70 < _cs_param(m, k, CS_ORT_INT8, "top1_agreement_pct") < 80 for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "在没有 AMX 的 Xeon 上，ONNX Runtime 的 int8 同样是最快的：吞吐量为朴素循环的 10.4 倍，批大小为 1 时快 7.0 倍，PyTorch "
@@ -1079,7 +1082,7 @@ def _(m):
                            "naive throughput and 7.0 times at batch 1, against 8.7 and 4.9 times for PyTorch's int8")
 def _(m):
     return all(10.1 < _cs(m, k, CS_THROUGHPUT, CS_ORT_INT8) < 10.7 and 6.8 < _cs(m, k, CS_LATENCY, CS_ORT_INT8) < 7.2
-               and _ort_int8_fastest(m, k) for k in m.kinds(CS_NO_AMX))
+               and _ort_int8_fastest(m, k) for k in m.kinds(NO_AMX_XEON))
 
 
 @claim("naive-to-fast.zh.md", "OpenVINO 的 bf16 与 fp32 一致的图像也比 PyTorch 的多（97% 对 92%）")
@@ -1087,7 +1090,7 @@ def _(m):
 def _(m):
     return all(96 < _cs_param(m, k, CS_OV_BF16, "top1_agreement_pct") < 98
                and _cs_param(m, k, CS_OV_BF16, "top1_agreement_pct") > _cs_param(m, k, "6-bf16", "top1_agreement_pct")
-               for k in m.kinds(CS_ZEN4))
+               for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "这些运行时准备得更快：导出和构建用 5 到 12 秒，而 `torch.compile` 要 15 到 19 秒")
@@ -1096,7 +1099,7 @@ def _(m):
 def _(m):
     return all(all(4.5 < _cs_param(m, k, r, "compile_s") < 12.5 for r in CS_RUNTIMES)
                and all(14.5 < _cs_param(m, k, s, "compile_s") < 19.5 for s in ("5-compile", "6-bf16", "7-int8"))
-               for k in m.kinds(CS_ZEN4))
+               for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "在 PyTorch 落后的地方，运行时的内核达到了同一峰值中更大的比例（fp32 为 86-87% 对 83%，bf16 为 90% 对 82%，int8 为 78% 对 7"
@@ -1110,7 +1113,7 @@ def _(m):
                and 0.855 < share(k, CS_ORT_FP32) < 0.875 and 0.855 < share(k, CS_OV_FP32) < 0.875
                and 0.825 < share(k, "5-compile") < 0.835 and 0.895 < share(k, CS_OV_BF16) < 0.905
                and 0.815 < share(k, "6-bf16") < 0.825 and 0.775 < share(k, CS_ORT_INT8) < 0.785
-               and 0.735 < share(k, "7-int8") < 0.745 for k in m.kinds(CS_ZEN4))
+               and 0.735 < share(k, "7-int8") < 0.745 for k in m.kinds(ZEN4))
 
 
 # The transformer's rows
@@ -1130,7 +1133,7 @@ def _(m):
     return all(0.88 < m.ratio(k, TF_THROUGHPUT + "6-bf16") < 1.0 and 0.72 < m.ratio(k, TF_LATENCY + "6-bf16") < 0.84
                and 2.8 < m.ratio(k, TF_THROUGHPUT + "7-int8") < 3.15 and 1.85 < m.ratio(k, TF_LATENCY + "7-int8") < 2.2
                and best(k, TF_THROUGHPUT) == m.ratio(k, TF_THROUGHPUT + "7-int8")
-               and best(k, TF_LATENCY) == m.ratio(k, TF_LATENCY + "7-int8") for k in m.kinds(CS_NO_AMX))
+               and best(k, TF_LATENCY) == m.ratio(k, TF_LATENCY + "7-int8") for k in m.kinds(NO_AMX_XEON))
 
 
 def _tf_param(m, k, step, key):
@@ -1147,7 +1150,7 @@ def _(m):
     def gflop_per_sequence(k):
         return _tf_param(m, k, "1-naive", "gflops") / m.median(k, TF_THROUGHPUT + "1-naive")
     return all(21.5 < gflop_per_sequence(k) < 21.9 and 0.42 < _tf_param(m, k, "1-naive", "share_of_peak") < 0.5
-               and _tf_param(m, k, "1-naive", "size") == 128 for k in m.kinds(CS_ZEN4))
+               and _tf_param(m, k, "1-naive", "size") == 128 for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "`inference_mode`、批处理（8 个序列时最佳）和 `torch.compile` 合起来使吞吐量达到朴素循环的约 1.3 倍，并把批大小为 1 时的延迟降低了约"
@@ -1161,7 +1164,7 @@ def _(m):
     return all(1.25 < _cs(m, k, TF_THROUGHPUT, "5-compile") < 1.4 and 1.15 < _cs(m, k, TF_LATENCY, "5-compile") < 1.25
                and m.row(k, TF_THROUGHPUT + "3-batching")["params"]["batch"] == 8
                and _cs(m, k, TF_THROUGHPUT, "5-compile") / _cs(m, k, TF_THROUGHPUT, "3-batching") < 1.02
-               for k in m.kinds(CS_ZEN4))
+               for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "步骤 6 把权重转换为 bf16 后编译：吞吐量约为朴素循环的三倍，批大小为 1 时快 2.7 倍，达到 bf16 峰值的约三分之二")
@@ -1178,7 +1181,7 @@ def _(m):
     return all(2.8 < _cs(m, k, TF_THROUGHPUT, "6-bf16") < 3.1 and 2.55 < _cs(m, k, TF_LATENCY, "6-bf16") < 2.8
                and 0.62 < _tf_param(m, k, "6-bf16", "share_of_peak") < 0.7
                and 0.95 < _cs(m, k, TF_THROUGHPUT, TF_BF16_EAGER) / _cs(m, k, TF_THROUGHPUT, "6-bf16") < 1.05
-               and 2.8 < best(k) < 3.2 for k in m.kinds(CS_ZEN4))
+               and 2.8 < best(k) < 3.2 for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "通过 PT2E 的 int8 在吞吐量上接近 bf16，但没有超过，而且要先花 36 秒编译")
@@ -1186,7 +1189,7 @@ def _(m):
 def _(m):
     return all(0.85 < _cs(m, k, TF_THROUGHPUT, "7-int8") / _cs(m, k, TF_THROUGHPUT, "6-bf16") < 1.0
                and not m.row(k, TF_THROUGHPUT + "7-int8")["params"]["tuned_path"]
-               and 34 < _tf_param(m, k, "7-int8", "compile_s") < 38 for k in m.kinds(CS_ZEN4))
+               and 34 < _tf_param(m, k, "7-int8", "compile_s") < 38 for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "低精度各行在 64 个序列中有 63 或 64 个与 fp32 一致，logits 相差在 0.03 以内")
@@ -1194,7 +1197,7 @@ def _(m):
 def _(m):
     low = ("6-bf16", "7-int8", TF_BF16_EAGER)
     return all(all(_tf_param(m, k, s, "top1_agreement_pct") in (100 * 63 / 64, 100.0)
-                   and 1e-3 < _tf_param(m, k, s, "max_abs_logit_diff") < 0.03 for s in low) for k in m.kinds(CS_ZEN4))
+                   and 1e-3 < _tf_param(m, k, s, "max_abs_logit_diff") < 0.03 for s in low) for k in m.kinds(ZEN4))
 
 
 # Training: time to the naive loop's held-out accuracy
@@ -1209,7 +1212,7 @@ TRAINING = "case_study/training-time-to-the-naive-loop-s-held-out-accuracy/train
 def _(m):
     return all(11.4 < m.median(k, TRAINING + "1-naive") < 12.0 and 3.1 < m.ratio(k, TRAINING + "2-in-memory") < 3.45
                and 4.5 < m.ratio(k, TRAINING + "3-optimiser") < 4.9 and 7.5 < m.ratio(k, TRAINING + "4-channels-last") < 7.9
-               and 6.7 < m.ratio(k, TRAINING + "5-bf16") < 7.05 for k in m.kinds(CS_NO_AMX))
+               and 6.7 < m.ratio(k, TRAINING + "5-bf16") < 7.05 for k in m.kinds(NO_AMX_XEON))
 
 
 @claim("naive-to-fast.zh.md", "内存中的批次达到目标的速度快了 2.3 倍")
@@ -1217,7 +1220,7 @@ def _(m):
 @claim("naive-to-fast.zh.md", "以至少两倍的速度达到相同准确率”这个目标，在这颗 CPU 上仅靠第一步就达成了")
 @claim("naive-to-fast.md", "the same accuracy at least twice as fast, was met on this CPU by the first step alone")
 def _(m):
-    return all(2.1 < m.ratio(k, TRAINING + "2-in-memory") < 2.5 for k in m.kinds(CS_ZEN4))
+    return all(2.1 < m.ratio(k, TRAINING + "2-in-memory") < 2.5 for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "Adam 在批大小 128 下约需 4 轮，而 SGD 约需 6 轮，使循环达到目标的速度提高到朴素循环的 3.1 倍")
@@ -1228,7 +1231,7 @@ def _(m):
         return m.param(k, TRAINING + step, "epochs_to_target")
     return all(3.5 < epochs(k, "3-optimiser") < 4.3 and 5.5 < epochs(k, "2-in-memory") < 6.5
                and m.row(k, TRAINING + "3-optimiser")["params"]["tuned_path"]
-               and 2.9 < m.ratio(k, TRAINING + "3-optimiser") < 3.3 for k in m.kinds(CS_ZEN4))
+               and 2.9 < m.ratio(k, TRAINING + "3-optimiser") < 3.3 for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "`channels_last` 把它提高到 3.8 倍，bf16 autocast 又让这个数字几乎翻倍：7.4 倍")
@@ -1245,7 +1248,7 @@ def _(m):
     return all(3.6 < m.ratio(k, TRAINING + "4-channels-last") < 4.0
                and 1.8 < m.ratio(k, TRAINING + "5-bf16") / m.ratio(k, TRAINING + "4-channels-last") < 2.0
                and 7.1 < m.ratio(k, TRAINING + "5-bf16") < 7.7 and m.median(k, TRAINING + "5-bf16") < 0.6
-               and 4.25 < m.median(k, TRAINING + "1-naive") < 4.35 and reached(k) for k in m.kinds(CS_ZEN4))
+               and 4.25 < m.median(k, TRAINING + "1-naive") < 4.35 and reached(k) for k in m.kinds(ZEN4))
 
 
 @claim("naive-to-fast.zh.md", "前向和反向传播的冷编译比整个朴素运行还要长，编译后的循环达到目标的速度是朴素循环的 0.6 倍")
@@ -1257,7 +1260,7 @@ def _(m):
     return all(0.55 < m.ratio(k, TRAINING + "compile-side-row") < 0.65
                and m.median(k, TRAINING + "compile-side-row") - m.median(k, TRAINING + "4-channels-last")
                > m.median(k, TRAINING + "1-naive")
-               and not m.row(k, TRAINING + "compile-side-row")["params"]["tuned_path"] for k in m.kinds(CS_ZEN4))
+               and not m.row(k, TRAINING + "compile-side-row")["params"]["tuned_path"] for k in m.kinds(ZEN4))
 
 
 # --- end of claims ---------------------------------------------------------------------------
