@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from bench.cases import pages, techniques, when
+from bench.cases import techniques
 from bench.compare import fmt_ratio, fmt_value
 from bench.machine import kind_order, kind_title, one_line
 from bench.references import load_all, unmeasured
@@ -32,7 +32,7 @@ NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores",
              # the case study's per-row results, shown by step_details
              "step", "tuned_path", "precision", "gflops", "share_of_peak", "top1_agreement_pct",
              "max_abs_logit_diff", "p99_s", "compile_s", "load_s", "package_mb",
-             "target_accuracy_pct", "accuracy_pct", "epochs_to_target", "images_per_s"}
+             "target_accuracy_pct", "accuracy_pct", "epochs_to_target", "images_per_s", "compared_step"}
 
 # The Chinese edition's copies (docs/results/zh/): the renderer's own words in Chinese. Case and
 # variant names stay as the benchmark names them: they are the rows' ids, as API names are.
@@ -52,7 +52,12 @@ ZH = {"| Variant |": "| 变体 |", " (baseline) |": "（基线） |",
       "| ISA flags |": "| 指令集标志 |", "| torch CPU capability |": "| torch CPU capability |", "| Clock |": "| 时钟 |",
       " MHz reported": " MHz（系统报告）", ", measured ": "，实测 ",
       "| Theoretical peak, native precisions |": "| 理论峰值（原生精度） |", "| Run |": "| 运行 |",
-      ": measured speed-ups on each machine": "：各机器上测得的加速比"}
+      ": measured speed-ups on each machine": "：各机器上测得的加速比",
+      "samples/s": "样本/秒"}
+# The workload sizes under a group's name (sizes_note), in the Chinese edition's words.
+ZH_SIZES = {"steps per epoch": "每轮步数", "batch size": "批大小", "image size": "图像尺寸", "start method": "启动方式",
+            "num workers": "工作进程数", "transform": "变换", "images": "图像数", "values": "值的个数", "tasks": "任务数",
+            "points": "点数", "centres": "中心数", "steps": "步数", "size": "尺寸"}
 
 
 ZH_PLOT = {"times better than the baseline (dashed line: the baseline, 1×)": "比基线好多少倍（虚线：基线，1×）",
@@ -85,6 +90,14 @@ def in_chinese(text: str) -> str:
     for pattern in (r"\*\*([^*\n]+)\*\*", r"(?<=\| )([^|\n]+?)(?= \|)", r"<small>([^<\n]+)</small>", r"\[([^\]\n]+)\]\("):
         text = re.sub(pattern, name, text)
     text = text.replace(f"]({RESULTS_DIR.name}/", f"]({RESULTS_DIR.name}/zh/")
+
+    def sizes(match: re.Match) -> str:
+        note = match.group(1)
+        for english, chinese in ZH_SIZES.items():  # longest keys first: "batch size" before "size"
+            note = re.sub(rf"(^|, ){english} ", rf"\g<1>{chinese} ", note)
+        return f"<small>（{note.replace(', ', '，')}）</small>"
+
+    text = re.sub(r"<small>\(([^)<]+)\)</small>", sizes, text)
     for english, chinese in ZH.items():
         text = text.replace(english, chinese)
     return text
@@ -398,26 +411,11 @@ def machine_table(references: list[dict]) -> str:
     return "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 
-def headline(references: list[dict]) -> str:
-    """Home's table: per technique, the best speed-up each machine measured (and which variant),
-    and when the technique applies. Durations and throughputs only: sizes and fractions of peak
-    are not speed-ups."""
-    # When it applies goes under the technique's name: one more column per CPU kind still fits a phone.
-    lines = ["| Technique, and when it applies | " + " | ".join(kind_title(r["machine"]) for r in references) + " |",
-             "|---|" + "---|" * len(references)]
-    conditions = when()
-    for technique, title in techniques().items():
-        cells = []
-        for ref in references:
-            rows = [r for r in ref["results"] if r["technique"] == technique and not r["baseline"]
-                    and r.get("ratio") and r["unit"] in ("s", "samples/s")]
-            if any("step" in r["params"] for r in rows):  # cumulative steps: the path taken, not a side row
-                rows = [r for r in rows if r["params"].get("tuned_path", True)]
-            best = max(rows, key=lambda r: r["ratio"], default=None)
-            cells.append("–" if best is None else f"**{fmt_ratio(best['ratio'])}**<br><small>{best['label']}</small>")
-        page = pages()[technique]
-        lines.append(f"| [{title}]({page})<br><small>{conditions[technique]}</small> | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+def headline(references: list[dict], lang: str = "en") -> str:
+    """Home's table: per technique and CPU kind, the verdict on the variant a reader should use
+    (its RECOMMENDED rows, every group that measured them), inference and training apart."""
+    from bench.figures import Figures
+    return Figures(references, lang).headline()
 
 
 def render(references: list[dict], out: Path) -> list[Path]:
@@ -445,7 +443,8 @@ def render(references: list[dict], out: Path) -> list[Path]:
         written.append(out / name)
     (out / "zh").mkdir(exist_ok=True)
     for md in [p for p in written if p.suffix == ".md"]:
-        (out / "zh" / md.name).write_text(in_chinese(md.read_text()))
+        text = headline(references, "zh") if md.name == "headline.md" else md.read_text()
+        (out / "zh" / md.name).write_text(in_chinese(text))
         written.append(out / "zh" / md.name)
     for technique in [t for t in techniques() if t in measured]:
         for theme in THEMES:

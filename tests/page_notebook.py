@@ -16,6 +16,7 @@ from pathlib import Path
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from bench.figures import render
 from tests.site_tools import expand_includes, mkdocs_config
 from tests.snippets import DOCS, ROOT
 
@@ -184,6 +185,7 @@ def required_installs(programs: list[str]) -> list[str]:
 
 def build(page: Path) -> NotebookNode:
     text = re.sub(r"\A---\n.*?\n---\n", "", page.read_text(encoding="utf-8"), flags=re.S)
+    text = render(text, language(page))  # its figures, as the site shows them
     title = re.search(r"^# (.+)\n", text, re.M)
     lines = flatten_admonitions(expand_shown_includes(text.replace(title.group(0), "", 1)))
     cells, chunk, i = [], [], 0

@@ -46,6 +46,12 @@ def when() -> dict[str, str]:
     return {p.stem: _literals(p)["WHEN"] for p in sorted(FOLDER.glob("[!_]*.py"))}
 
 
+def recommended() -> dict[str, dict[str, list[str]]]:
+    """Every technique's RECOMMENDED: {regime: row-id patterns of the variant a reader should use},
+    which its verdicts and Home's headline count over every group that measured them."""
+    return {p.stem: _literals(p)["RECOMMENDED"] for p in sorted(FOLDER.glob("[!_]*.py"))}
+
+
 def pages() -> dict[str, str]:
     """Every technique's page under docs/: its PAGE where it sets one, else its name with dashes."""
     return {p.stem: _literals(p).get("PAGE", p.stem.replace("_", "-") + ".md") for p in sorted(FOLDER.glob("[!_]*.py"))}

@@ -11,6 +11,8 @@ from bench.machine import usable_cores
 TITLE = "Memory allocators"
 ORDER = 120
 WHEN = 'Loops that allocate a lot: tcmalloc, or jemalloc with its decay off (MALLOC_CONF); measure.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"speed": ["allocators/*-fresh-process-per-run/tcmalloc"]}
 
 
 def run(session) -> None:

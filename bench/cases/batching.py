@@ -13,6 +13,8 @@ from bench.machine import usable_cores
 TITLE = "Batching and latency"
 ORDER = 100
 WHEN = 'Throughput: batch requests together; latency: keep batches small.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"throughput": ["batching/*-samples-s-*/batch-64"]}
 
 
 def _mlp() -> nn.Module:

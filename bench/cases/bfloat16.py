@@ -11,6 +11,8 @@ from bench.core import load_snippet
 TITLE = "bfloat16"
 ORDER = 70
 WHEN = "Only on CPUs with AVX512_BF16 or AMX (or Arm's bf16), and not for every model there; far slower without."  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"inference": ["bfloat16/mlp-inference-*/bf16-autocast"], "training": ["bfloat16/mlp-training-step-*/bf16-autocast"]}
 
 
 def run(session) -> None:

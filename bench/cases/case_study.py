@@ -15,6 +15,8 @@ TITLE = "From naive to fast"
 ORDER = 5
 PAGE = "naive-to-fast.md"
 WHEN = "Start here: the order of the steps on two real models, and how far each CPU gets."  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"inference": ["case_study/resnet-50-throughput-all-cores/7-int8", "case_study/resnet-50-batch-1-latency-p50-all-cores/7-int8"], "training": ["case_study/training-*/training-4-channels-last"]}
 
 THROUGHPUT = "ResNet-50 throughput, all cores"
 LATENCY = "ResNet-50 batch-1 latency p50, all cores"

@@ -10,6 +10,8 @@ from bench.core import load_snippet
 TITLE = "channels_last"
 ORDER = 60
 WHEN = 'Convolutional models; measure it on your CPU, it does not win on every one.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"inference": ["channels_last/*/channels-last"]}
 
 
 def run(session) -> None:

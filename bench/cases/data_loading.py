@@ -24,6 +24,8 @@ from bench.machine import usable_cores
 TITLE = "Data loading"
 ORDER = 20
 WHEN = 'When loading or augmentation shows in the profile; keep workers persistent.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"speed": ["data_loading/*-persistent-workers-true/num-workers-2"]}
 
 BATCH = 64
 RUNS = 3  # epochs timed per row

@@ -7,6 +7,8 @@ import time
 TITLE = "Scaling out"
 ORDER = 130
 WHEN = 'More than one machine; on one machine, one process with all cores.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"training": ["distributed/*/ddp-2-processes-x-1-thread"]}
 
 GLOBAL_BATCH, FEATURES, HIDDEN, WARMUP = 128, 256, 512, 3
 

@@ -11,6 +11,8 @@ from bench.core import load_snippet
 TITLE = "Profiling"
 ORDER = 50
 WHEN = 'First, to find what to fix: profile a few steps, not the whole run.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"speed": ["profiling/the-bottleneck-*/vectorised-metrics-after"]}
 
 
 def run(session) -> None:

@@ -17,6 +17,8 @@ from bench.core import load_snippet, num_threads
 TITLE = "Quantisation"
 ORDER = 90
 WHEN = 'Linear-heavy inference: always smaller; which int8 path is faster depends on the CPU.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"inference": ["quantisation/mlp-*-inference-*/torchao-int8-dynamic-torch-compile"]}
 
 
 def run(session) -> None:

@@ -15,6 +15,8 @@ import torch
 TITLE = "Thread budgets across processes"
 ORDER = 110
 WHEN = 'Several processes on one machine: processes x threads at most the cores.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"speed": ["thread_budgets/*/2-processes-x-1-thread"]}
 
 _state = {}
 

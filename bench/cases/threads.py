@@ -8,6 +8,8 @@ from bench.machine import usable_cores
 TITLE = "Threads"
 ORDER = 10
 WHEN = 'Always: one thread per physical core, set at start-up; never more threads than cores.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"speed": ["threads/*/all-cores"]}
 
 
 def run(session) -> None:

@@ -12,6 +12,8 @@ from bench.core import in_new_process, num_threads
 TITLE = "torch.compile"
 ORDER = 80
 WHEN = 'Models called many times whose small ops can fuse; not for one big matmul or a tiny call.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"inference": ["torch_compile/steady-state-mlp-*/torch-compile-inductor"]}
 
 
 class MLP(torch.nn.Module):

@@ -12,6 +12,8 @@ from bench.core import load_snippet
 TITLE = "Vectorised tensor ops"
 ORDER = 30
 WHEN = 'Always: any Python loop over tensor elements, rows or batch items.'  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"speed": ["vectorise/squared-distances-*/broadcasting", "vectorise/scores-*/torch-bmm", "vectorise/count-and-sum-*/mask-sum-one-conversion", "vectorise/matmul-*/torch-mm"]}
 
 
 def run(session) -> None:

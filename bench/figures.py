@@ -1,0 +1,389 @@
+"""The figures the pages' prose quotes, drawn from the committed references when the site is built,
+and the verdicts per CPU kind that the pages and Home's headline table show.
+
+A page writes a measured figure as a template expression over a row of a reference instead of
+typing it (mkdocs-macros renders them: hooks/macros.py; the claims tests render the same way):
+
+    bf16 autocast ran at {{ ratio("amd-avx512-bf16", "bfloat16/mlp-inference-1-thread/bf16-autocast") }}
+
+and a technique's verdict on every kind as {{ verdicts("bfloat16") }}. A technique's recommended
+variants (RECOMMENDED in its bench/cases module: row-id patterns per regime) are what a verdict
+and the headline count: every group that measures them, one thread and all cores alike.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+
+import jinja2
+
+from bench.cases import pages, recommended, techniques, when
+from bench.compare import by_id, fmt_ratio, fmt_value
+from bench.machine import kind, kind_order, kind_title
+from bench.references import load_all
+
+# A ratio within 5% of 1 is "even": two runs of one row on these shared 2-core VMs differ by that much.
+EVEN = 0.05
+OUTCOMES = {"en": {"paid": "paid", "lost": "lost", "even": "even", "mixed": "mixed"},
+            "zh": {"paid": "更快", "lost": "更慢", "even": "持平", "mixed": "有快有慢"}}
+# Jinja's markers as the site uses them: {{ … }} only; {# is a heading's anchor ({#what-to-do}), not a comment.
+JINJA = {"variable_start_string": "{{", "variable_end_string": "}}",
+         "block_start_string": "{%", "block_end_string": "%}",
+         "comment_start_string": "{#!", "comment_end_string": "!#}"}
+WORDS = {"en": {"paid": "faster", "lost": "slower", "even": "about even", "mixed": "faster or slower by group"},
+         "zh": {"paid": "更快", "lost": "更慢", "even": "基本持平", "mixed": "因场景而异"}}
+# Fractions and multiples prose says in words when a value is within 5% of one.
+SAID = {"en": [(1 / 5, "a fifth"), (1 / 4, "a quarter"), (1 / 3, "a third"), (1 / 2, "half"), (2 / 3, "two thirds"),
+               (3 / 4, "three quarters"), (1.5, "one and a half times"), (2, "twice"), (3, "three times"),
+               (4, "four times"), (5, "five times"), (10, "ten times")],
+        "zh": [(1 / 5, "五分之一"), (1 / 4, "四分之一"), (1 / 3, "三分之一"), (1 / 2, "一半"), (2 / 3, "三分之二"),
+               (3 / 4, "四分之三"), (1.5, "1.5 倍"), (2, "两倍"), (3, "三倍"), (4, "四倍"), (5, "五倍"), (10, "十倍")]}
+
+
+# Batching changes nothing for one request at a time: its batch-1 row repeats step 2 and shows the
+# eager steps' noise, not a step.
+NOT_IN_LATENCY = {"3-batching"}
+
+
+class FigureError(KeyError):
+    """A template names a kind or row that no reference has: the build stops with this message."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def outcome(ratio: float) -> str:
+    return "paid" if ratio >= 1 + EVEN else "lost" if ratio <= 1 - EVEN else "even"
+
+
+def combined(outcomes: list[str]) -> str:
+    """A technique's verdict over its groups: paid (won somewhere, lost nowhere), lost (the
+    reverse), even (within 5% everywhere) or mixed (won in one group, lost in another)."""
+    found = set(outcomes)
+    if {"paid", "lost"} <= found:
+        return "mixed"
+    return "paid" if "paid" in found else "lost" if "lost" in found else "even"
+
+
+class Figures:
+    """The references as the pages quote them, in one language ("en" or "zh")."""
+
+    def __init__(self, references: list[dict] | None = None, lang: str = "en"):
+        references = sorted(load_all() if references is None else references, key=lambda r: kind_order(r["machine"]))
+        self.references = {kind(r["machine"]): r for r in references}
+        self.rows = {k: by_id(r) for k, r in self.references.items()}
+        self.lang = lang
+
+    # --- one figure ---------------------------------------------------------------------------
+    def row(self, kind_: str, row_id: str) -> dict:
+        if kind_ not in self.rows:
+            raise FigureError(f"no reference of kind {kind_!r} (have {', '.join(self.rows)})")
+        if row_id not in self.rows[kind_]:
+            raise FigureError(f"the {kind_} reference has no row {row_id!r}")
+        return self.rows[kind_][row_id]
+
+    def ratio(self, kind_: str, row_id: str, digits: int = 2) -> str:
+        """The row's ratio over its group's baseline: '1.49×'."""
+        return f"{self.row(kind_, row_id)['ratio']:.{digits}f}×"
+
+    def times(self, kind_: str, row_id: str) -> str:
+        """The ratio as prose says it: 'twice', 'about a third', '3.7 times' (zh: '3.7 倍')."""
+        return self.said(self.row(kind_, row_id)["ratio"])
+
+    def between(self, kind_: str, row_id: str, other_id: str, digits: int = 2) -> str:
+        """How many times better row_id is than other_id (same unit, any groups): '1.21×'."""
+        return f"{self._between(kind_, row_id, other_id):.{digits}f}×"
+
+    def between_times(self, kind_: str, row_id: str, other_id: str) -> str:
+        return self.said(self._between(kind_, row_id, other_id))
+
+    def _between(self, kind_: str, row_id: str, other_id: str) -> float:
+        row, other = self.row(kind_, row_id), self.row(kind_, other_id)
+        if row["unit"] != other["unit"]:
+            raise FigureError(f"{row_id} and {other_id} are in different units")
+        return row["median"] / other["median"] if row["higher_is_better"] else other["median"] / row["median"]
+
+    def value(self, kind_: str, row_id: str) -> str:
+        """The row's median with its unit: '1.4 s', '12.3 samples/s'."""
+        row = self.row(kind_, row_id)
+        return fmt_value(row["median"], row["unit"]).replace("samples/s", "images/s" if "resnet" in row_id else "samples/s")
+
+    def param(self, kind_: str, row_id: str, key: str, fmt: str = "{:.0f}") -> str:
+        """A value the row carries in params (compile_s, share_of_peak, gflops …), formatted."""
+        params = self.row(kind_, row_id)["params"]
+        if params.get(key) is None:
+            raise FigureError(f"the {kind_} row {row_id!r} has no {key}")
+        return fmt.format(params[key])
+
+    def run_minutes(self, kind_: str) -> str:
+        """How long the kind's reference run took, in whole minutes: '23'."""
+        if kind_ not in self.references:
+            raise FigureError(f"no reference of kind {kind_!r}")
+        return f"{self.references[kind_]['seconds'] / 60:.0f}"
+
+    def _across(self, patterns: str | list[str]) -> list[tuple[str, dict]]:
+        patterns = [patterns] if isinstance(patterns, str) else patterns
+        found = [(k, row) for k in self.rows for row_id, row in self.rows[k].items()
+                 if any(fnmatch.fnmatchcase(row_id, p) for p in patterns)]
+        if not found:
+            raise FigureError(f"no reference has a row matching {patterns}")
+        return found
+
+    def ratio_span(self, patterns: str | list[str], digits: int = 2) -> str:
+        """The range of the matching rows' ratios over every kind that measured them: '1.52–2.00×'."""
+        values = sorted(row["ratio"] for _, row in self._across(patterns) if row.get("ratio"))
+        low, high = f"{values[0]:.{digits}f}", f"{values[-1]:.{digits}f}"
+        return f"{low}×" if low == high else f"{low}–{high}×"
+
+    def param_span(self, patterns: str | list[str], key: str, fmt: str = "{:.0f}") -> str:
+        """The range of a param over the matching rows of every kind: '15–49'."""
+        values = sorted(row["params"][key] for _, row in self._across(patterns) if row["params"].get(key) is not None)
+        if not values:
+            raise FigureError(f"no row matching {patterns} has {key}")
+        low, high = fmt.format(values[0]), fmt.format(values[-1])
+        return low if low == high else f"{low}–{high}"
+
+    def param_max(self, patterns: str | list[str], key: str, fmt: str = "{:.0f}") -> str:
+        """The largest value of a param over the matching rows of every kind."""
+        values = [row["params"][key] for _, row in self._across(patterns) if row["params"].get(key) is not None]
+        if not values:
+            raise FigureError(f"no row matching {patterns} has {key}")
+        return fmt.format(max(values))
+
+    def runtimes(self) -> str:
+        """The other runtimes against tuned PyTorch, per kind and precision: in throughput, how many
+        times faster the runtime was; at batch 1, how many times lower its p50 latency."""
+        heads = {"en": ("CPU", "Precision", "Throughput: runtime ÷ PyTorch", "Batch-1 p50: PyTorch ÷ runtime"),
+                 "zh": ("CPU", "精度", "吞吐量：运行时 ÷ PyTorch", "批大小 1 的 p50：PyTorch ÷ 运行时")}[self.lang]
+        lines = ["| " + " | ".join(heads) + " |", "|---|---|---:|---:|"]
+        for kind_, reference in self.references.items():
+            by_step: dict[int, dict[str, list[str]]] = {}
+            for row_id, row in self.rows[kind_].items():
+                step = row["params"].get("compared_step")
+                if not row_id.startswith("case_study/") or not step or not row.get("ratio"):
+                    continue
+                group, variant = row_id.split("/")[1:]
+                base = next((r for i, r in self.rows[kind_].items() if i.startswith(f"case_study/{group}/")
+                             and r["params"].get("step") == step and r.get("ratio")), None)
+                if base is None:
+                    continue
+                regime = "latency" if "latency" in group else "throughput"
+                name = self._label(row["label"]).replace(" (other runtime)", "").replace("（其他运行时）", "")
+                name = re.sub(r" (fp32|bf16|int8)$", "", name)
+                by_step.setdefault(step, {}).setdefault(regime, []).append(f"{name} {row['ratio'] / base['ratio']:.2f}×")
+            for step, regimes in sorted(by_step.items()):
+                precision = next(r["params"]["precision"] for i, r in self.rows[kind_].items()
+                                 if i.startswith("case_study/resnet-50") and r["params"].get("step") == step)
+                where = f"（第 {step} 步）" if self.lang == "zh" else f" (step {step})"
+                lines.append(f"| {kind_title(reference['machine'])} | {precision}{where} | "
+                             f"{', '.join(regimes.get('throughput', ['–']))} | {', '.join(regimes.get('latency', ['–']))} |")
+        return "\n".join(lines)
+
+    def said(self, value: float) -> str:
+        for exact, words in SAID[self.lang]:
+            if abs(value / exact - 1) <= 0.05:
+                return ("about " if self.lang == "en" else "约") + words
+        if self.lang == "zh":
+            return f"{value:.1f} 倍" if value >= 1 else f"{value:.2f} 倍"
+        return f"{value:.1f} times" if value >= 1 else f"{value:.2f} times"
+
+    # --- verdicts -----------------------------------------------------------------------------
+    def matching(self, kind_: str, patterns: list[str]) -> list[dict]:
+        return [row for row_id, row in self.rows[kind_].items() if row.get("ratio")
+                and any(fnmatch.fnmatchcase(row_id, p) for p in patterns)]
+
+    def verdict(self, kind_: str, patterns: list[str]) -> tuple[str, list[dict]] | None:
+        rows = self.matching(kind_, patterns)
+        if not rows:
+            return None
+        return combined([outcome(r["ratio"]) for r in rows]), rows
+
+    def cell(self, kind_: str, patterns: list[str]) -> str:
+        """'**paid** 1.14–1.49×' over the matching rows of one kind; '–' where none was measured."""
+        found = self.verdict(kind_, patterns)
+        if found is None:
+            return "–"
+        word, rows = found
+        low, high = min(r["ratio"] for r in rows), max(r["ratio"] for r in rows)
+        span = fmt_ratio(low) if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}×"
+        return f"**{OUTCOMES[self.lang][word]}** {span}"
+
+    def verdicts(self, technique: str | dict[str, list[str]]) -> str:
+        """A small table: per CPU kind, the technique's verdict in each regime, over every group that
+        measures its recommended variant (one thread and all cores); or, given {column: row-id
+        patterns}, those rows' verdicts."""
+        regimes = recommended()[technique] if isinstance(technique, str) else technique
+        lines = ["| CPU | " + " | ".join(self._regime(r) for r in regimes) + " |",
+                 "|---|" + "---|" * len(regimes)]
+        for kind_, reference in self.references.items():
+            cells = [self.cell(kind_, patterns) for patterns in regimes.values()]
+            if set(cells) != {"–"}:
+                lines.append(f"| {kind_title(reference['machine'])} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def _regime(self, name: str) -> str:
+        zh = {"inference": "推理", "training": "训练", "throughput": "吞吐量", "latency": "延迟", "size": "大小",
+              "speed": "速度", "memory": "内存"}
+        return zh.get(name, name) if self.lang == "zh" else name
+
+    def steps(self, group_slug: str) -> str:
+        """The case study's steps for one model: each step's factor over the step before it on
+        its machine's path, in throughput and batch-1 latency, per kind; bold where it paid in
+        both, struck where it lost in both."""
+        groups = [g for g in self._case_groups() if g.startswith(group_slug)]
+        order: dict[str, float] = {}
+        labels: dict[str, str] = {}
+        for kind_ in self.rows:
+            for group in groups:
+                for row_id, row in self.rows[kind_].items():
+                    if row_id.startswith(f"case_study/{group}/") and row["params"]["step"] != 1 \
+                            and float(row["params"]["step"]).is_integer():
+                        order[row_id.rsplit("/", 1)[1]] = row["params"]["step"]
+                        labels[row_id.rsplit("/", 1)[1]] = row["label"]
+        kinds = [k for k in self.rows if any(f"case_study/{g}/" in i for g in groups for i in self.rows[k])]
+        lines = ["| | " + " | ".join(kind_title(self.references[k]["machine"]) for k in kinds) + " |",
+                 "|---|" + "---|" * len(kinds)]
+        for step in sorted(order, key=order.get):
+            cells = []
+            for kind_ in kinds:
+                factors = [self._step_factor(kind_, group, step) for group in groups]
+                factors = [f for f in factors if f is not None]
+                if not factors:
+                    cells.append("–")
+                    continue
+                word = combined([outcome(f) for f in factors])
+                cells.append(f"**{OUTCOMES[self.lang][word]}** " + " / ".join(fmt_ratio(f) for f in factors))
+            lines.append(f"| {self._label(labels[step])} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def paths(self) -> str:
+        """From naive to fast's opening table: per CPU kind and model, the steps that paid and the
+        ones that lost (over throughput and batch-1 latency), and the best measured PyTorch row in
+        each regime, times the naive loop."""
+        heads = {"en": ("CPU", "Model", "Steps that paid", "lost", "Best, throughput or time to accuracy", "Best, batch-1 latency"),
+                 "zh": ("CPU", "模型", "有效的步骤", "变慢", "最佳：吞吐量或达到准确率的时间", "最佳：批大小 1 的延迟")}[self.lang]
+        lines = ["| " + " | ".join(h for i, h in enumerate(heads) if i != 3) + " |", "|---|---|---|---:|---:|"]
+        models = {}
+        for group in self._case_groups():
+            models.setdefault(group.split("-throughput")[0].split("-batch-1")[0].split("-time-to")[0], []).append(group)
+        for kind_, reference in self.references.items():
+            for model, groups in models.items():
+                groups = [g for g in groups if any(i.startswith(f"case_study/{g}/") for i in self.rows[kind_])]
+                if not groups:
+                    continue
+                steps = {}
+                for group in groups:
+                    for row_id, row in self.rows[kind_].items():
+                        if row_id.startswith(f"case_study/{group}/") and float(row["params"]["step"]).is_integer() \
+                                and row["params"]["step"] != 1:
+                            steps[row_id.rsplit("/", 1)[1]] = row
+                paid, lost = [], []
+                for step, row in sorted(steps.items(), key=lambda s: s[1]["params"]["step"]):
+                    factors = [f for g in groups if (f := self._step_factor(kind_, g, step)) is not None]
+                    word = combined([outcome(f) for f in factors]) if factors else None
+                    name = self._label(row["label"]).split(": ", 1)[-1].split("：", 1)[-1]
+                    (paid if word == "paid" else lost if word in ("lost", "mixed") else []).append(name)
+                best = []
+                for group in groups:
+                    rows = [r for i, r in self.rows[kind_].items() if i.startswith(f"case_study/{group}/") and r.get("ratio")
+                            and float(r["params"]["step"]).is_integer()]
+                    top = max(rows, key=lambda r: r["ratio"])
+                    label = self._label(top["label"]).split(": ", 1)[-1].split("：", 1)[-1]
+                    best.append(f"{fmt_ratio(top['ratio'])} <small>({label})</small>")
+                comma = "、" if self.lang == "zh" else ", "
+                lost_text = ({"en": "; lost or mixed: ", "zh": "；变慢或有快有慢："}[self.lang] + comma.join(lost)) if lost else ""
+                where = self.references[kind_].get("elsewhere", {})
+                title = kind_title(reference["machine"]) + ("*" if any(f"case_study/{g}".startswith(p) or p.startswith(f"case_study/{g}")
+                                                                       for g in groups for p in where) else "")
+                lines.append(f"| {title} | {self._model(model)} | {comma.join(paid)}{lost_text} | "
+                             + " | ".join(best + ["–"] * (2 - len(best))) + " |")
+        notes = [kind_title(r["machine"]) for r in self.references.values() if r.get("elsewhere")]
+        note = {"en": "\\* {}: these rows were measured on another machine of the same kind (the benchmark page's notes say which).",
+                "zh": "\\* {}：这些行是在同类的另一台机器上测得的（基准测试页面的说明写明了是哪台）。"}[self.lang]
+        return "\n".join(lines) + "".join("\n\n" + note.format(n) for n in notes)
+
+    def _label(self, label: str) -> str:
+        """A row's label in the page's language (bench/names.zh.json for Chinese)."""
+        from bench.render import zh_names
+        return zh_names().get(label, label) if self.lang == "zh" else label
+
+    def _model(self, slug: str) -> str:
+        names = {"resnet-50": ("ResNet-50", "ResNet-50"), "transformer": ("Transformer", "Transformer"),
+                 "training": ("Training (small CNN)", "训练（小型 CNN）")}
+        return names.get(slug, (slug, slug))[self.lang == "zh"]
+
+    def _case_groups(self) -> list[str]:
+        found = {}
+        for rows in self.rows.values():
+            for row_id in rows:
+                if row_id.startswith("case_study/"):
+                    found[row_id.split("/")[1]] = None
+        return list(found)
+
+    def _step_factor(self, kind_: str, group: str, step: str) -> float | None:
+        """The step's ratio over the step it was built on (None: not run on this kind): the step
+        before it, and for a lower precision (bf16, int8) the last fp32 step, which both start from."""
+        rows = {i.rsplit("/", 1)[1]: r for i, r in self.rows[kind_].items() if i.startswith(f"case_study/{group}/")}
+        row = rows.get(step)
+        if row is None or not row.get("ratio") or ("latency" in group and step in NOT_IN_LATENCY):
+            return None
+        precision = row["params"].get("precision", "fp32")
+        before = [r for r in rows.values() if r.get("ratio") and float(r["params"]["step"]).is_integer()
+                  and r["params"]["step"] < row["params"]["step"]
+                  and (precision == "fp32" or r["params"].get("precision", "fp32") == "fp32")]
+        if not before:
+            return None
+        return row["ratio"] / max(before, key=lambda r: r["params"]["step"])["ratio"]
+
+    # --- Home's headline ----------------------------------------------------------------------
+    def headline(self) -> str:
+        """Per technique, per kind: the verdict on the recommended variants in each regime, and when
+        the technique applies. A row a reference took on another machine of its kind (its
+        "elsewhere") is left out of that kind's column."""
+        kinds = list(self.references)
+        lines = ["| Technique, and when it applies | "
+                 + " | ".join(kind_title(self.references[k]["machine"]) for k in kinds) + " |",
+                 "|---|" + "---|" * len(kinds)]
+        conditions, regimes_of = when(), recommended()
+        for technique, title in techniques().items():
+            regimes = regimes_of[technique]
+            cells = []
+            for kind_ in kinds:
+                parts = []
+                for regime, patterns in regimes.items():
+                    own = [p for p in patterns if not self._elsewhere(kind_, p)]
+                    text = self.cell(kind_, own) if own else "–"
+                    if text != "–":
+                        parts.append(text + (f"<br><small>{self._regime(regime)}</small>" if len(regimes) > 1 else ""))
+                cells.append("<br>".join(parts) or "–")
+            lines.append(f"| [{title}]({pages()[technique]})<br><small>{conditions[technique]}</small> | "
+                         + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+
+    def _elsewhere(self, kind_: str, pattern: str) -> bool:
+        return any(pattern.startswith(prefix) for prefix in self.references[kind_].get("elsewhere", {}))
+
+    # --- the template functions ---------------------------------------------------------------
+    def functions(self) -> dict:
+        return {name: getattr(self, name) for name in
+                ("ratio", "times", "between", "between_times", "value", "param", "verdicts", "steps", "said",
+                 "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes")}
+
+
+def environment(figures: Figures) -> jinja2.Environment:
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, **JINJA)
+    env.globals.update(figures.functions())
+    return env
+
+
+def render(markdown: str, lang: str = "en", references: list[dict] | None = None) -> str:
+    """A page's Markdown with its figures filled in, as the site shows it (what claims read)."""
+    return environment(Figures(references, lang)).from_string(markdown).render()
+
+
+def typed_figures(markdown: str) -> list[str]:
+    """Measured-looking figures typed into prose (outside code, includes and templates): '1.5×',
+    '3.7 times', '83%'. What the audit counts."""
+    text = re.sub(r"```.*?```|\{\{.*?\}\}", " ", markdown, flags=re.S)
+    text = re.sub(r"`[^`\n]*`|^\s*--8<--.*$|^\s*\|.*$", " ", text, flags=re.M)
+    return re.findall(r"\d+(?:\.\d+)?\s*(?:×|times\b|倍|%|x\b)", text)

@@ -1,0 +1,122 @@
+"""The claims' machinery: every sentence on the site that quotes or compares a measured figure, tied
+to the committed references (bench/references/<kind>.json, one full run per CPU kind). One module
+per page (tests/claims/<page>.py, the page's file name with underscores) holds its claims, each
+sentence's English and Chinese text side by side; tests/test_claims.py checks them all.
+
+Each claim names its page and quotes its sentence (or the part of it that states the figure):
+the quote must stand on the page, so the sentence cannot change without its check, and the
+predicate must hold over the references, so a new reference run cannot make the sentence false
+without failing here. Every predicate must also fail when the references' ratios are inverted
+(and their medians scaled), so none can pass whatever was measured.
+
+Writing a claim:
+
+    @claim("bfloat16.md", "about ten times slower on AVX2-only CPUs")
+    def _(m):
+        return all(m.ratio(k, "bfloat16/mlp-inference-1-thread/bf16-autocast") < 0.2 for k in m.kinds("avx2"))
+
+m.kinds(*levels) lists the reference kinds (e.g. "amd-avx2") whose instruction-set level is one
+of levels (all kinds without arguments); m.ratio(kind, id) and m.median(kind, id) read a row.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+
+from bench.compare import by_id
+from bench.figures import combined, outcome
+from bench.machine import kind
+from bench.references import load_all
+from tests.snippets import DOCS
+
+
+class Measured:
+    """The references as claims read them; inverted=True turns every ratio upside down and
+    scales every median tenfold, which every claim must notice."""
+
+    def __init__(self, references: list[dict], inverted: bool = False):
+        self.rows = {kind(r["machine"]): by_id(r) for r in references}
+        self.inverted = inverted
+
+    def kinds(self, *levels: str) -> list[str]:
+        """The kinds of these instruction-set levels ("avx512-bf16"), or these kinds themselves
+        ("amd-avx512-bf16": the Zen 4, where the Xeon of the same level differs)."""
+        found = [k for k in self.rows if not levels or k.split("-", 1)[1] in levels or k in levels]
+        assert found, f"no reference of level {levels}: the claim has nothing to stand on"
+        return found
+
+    def row(self, kind_: str, row_id: str) -> dict:
+        assert row_id in self.rows[kind_], f"{kind_} has no row {row_id}"
+        return self.rows[kind_][row_id]
+
+    def ratio(self, kind_: str, row_id: str) -> float:
+        value = self.row(kind_, row_id)["ratio"]
+        assert value, f"{kind_} {row_id} has no ratio"
+        return 1 / value if self.inverted else value
+
+    def median(self, kind_: str, row_id: str) -> float:
+        return self.row(kind_, row_id)["median"] * (10 if self.inverted else 1)
+
+    def param(self, kind_: str, row_id: str, key: str) -> float:
+        """A measured value a row carries in params (GFLOP/s, share of peak, parity, compile
+        time): scaled tenfold when inverted, like a median."""
+        value = self.row(kind_, row_id)["params"][key]
+        assert value is not None, f"{kind_} {row_id} has no {key}"
+        return value * (10 if self.inverted else 1)
+
+    def between(self, kind_: str, row_id: str, other_id: str) -> float:
+        """How many times better row_id is than other_id, two rows of one kind and unit from any
+        groups (1 thread against all cores at one batch size): a ratio, so inverted like one."""
+        row, other = self.row(kind_, row_id), self.row(kind_, other_id)
+        assert row["unit"] == other["unit"], f"{row_id} and {other_id} are in different units"
+        value = row["median"] / other["median"] if row["higher_is_better"] else other["median"] / row["median"]
+        return 1 / value if self.inverted else value
+
+    def verdict(self, kind_: str, patterns: list[str]) -> str | None:
+        """bench.figures' verdict over the kind's rows that match the patterns (paid, lost, even,
+        mixed; None: none measured), from the ratios as this Measured reads them."""
+        rows = [i for i, r in self.rows[kind_].items() if r.get("ratio") and any(fnmatch.fnmatchcase(i, p) for p in patterns)]
+        return combined([outcome(self.ratio(kind_, i)) for i in rows]) if rows else None
+
+    def having(self, row_id: str) -> list[str]:
+        """The kinds whose reference measured row_id (a later case's rows are not_measured in an
+        earlier reference, a withdrawn harness's rows are gone)."""
+        found = [k for k in self.rows if row_id in self.rows[k]]
+        assert found, f"no reference has {row_id}: the claim has nothing to stand on"
+        return found
+
+
+@dataclass
+class Claim:
+    page: str
+    quote: str
+    holds: Callable[[Measured], bool]
+
+
+CLAIMS: list[Claim] = []
+
+
+def claim(page: str, quote: str):
+    def register(holds):
+        CLAIMS.append(Claim(page, quote, holds))
+        return holds
+    return register
+
+
+def page_text(page: str) -> str:
+    """The page's words as written (its figures as template expressions), markdown line breaks
+    and indentation folded: what a claim quotes."""
+    return re.sub(r"\s+", " ", (DOCS / page).read_text())
+
+
+# Two kinds of one level that the pages tell apart: AVX512_BF16 pays on the one and not on the other
+ZEN4 = "amd-avx512-bf16"
+NO_AMX_XEON = "intel-avx512-bf16"  # an Emerald Rapids Xeon whose VM hides AMX
+AMD_KINDS = ("amd-avx2", ZEN4)  # the AMD references
+INTEL_KINDS = (NO_AMX_XEON, "amx")  # the Intel Xeons: without AMX, and with it
+
+

@@ -1,0 +1,55 @@
+"""Claims of bfloat16.md and bfloat16.zh.md."""
+from __future__ import annotations
+
+from tests.claims import NO_AMX_XEON, ZEN4, claim
+
+BF16_ROWS = [f"bfloat16/mlp-{what}-{where}/bf16-autocast" for what in ("inference", "training-step")
+             for where in ("1-thread", "all-cores")]
+ONE_THREAD = [r for r in BF16_ROWS if "1-thread" in r]
+ALL_CORES = [r for r in BF16_ROWS if "all-cores" in r]
+
+
+@claim("bfloat16.zh.md", "bf16 比 fp32 **慢得多**")
+@claim("bfloat16.md", "bf16 is **much slower** than fp32")
+@claim("bfloat16.zh.md", "如上文所测，在 AVX2 上慢得多")
+@claim("bfloat16.md", "much slower on AVX2, as measured above")
+@claim("bfloat16.zh.md", "每一组都比 fp32 慢得多，原因是上文所说的回退内核")
+@claim("bfloat16.md", "slower than fp32 in every group, by far: the fallback kernel described above")
+def _(m):
+    return all(m.ratio(k, r) < 0.5 for k in m.kinds("avx2") for r in BF16_ROWS)
+
+
+@claim("bfloat16.zh.md", "**Zen 4**（有 AVX512_BF16，没有 AMX）：每一组都比 fp32 快")
+@claim("bfloat16.md", "**The Zen 4** (AVX512_BF16, no AMX): faster than fp32 in every group")
+def _(m):
+    return all(m.ratio(k, r) > 1.07 for k in m.kinds(ZEN4) for r in BF16_ROWS)
+
+
+@claim("bfloat16.zh.md", "有快有慢，推理和训练都是 1 个线程时比 fp32 快、用全部核心时比 fp32 慢")
+@claim("bfloat16.md", "mixed, faster than fp32 at one thread and slower on all cores, for inference and for training")
+def _(m):
+    return all(m.ratio(k, r) > 1.04 for k in m.kinds("amx") for r in ONE_THREAD) and all(
+        m.ratio(k, r) < 0.96 for k in m.kinds("amx") for r in ALL_CORES)
+
+
+@claim("bfloat16.zh.md", "在带 AMX 的 Xeon 上，检查程序预期会更快，但本页的 MLP 用全部核心时比 fp32 慢")
+@claim("bfloat16.md", "On the AMX Xeon, where the check expects a speed-up, this page's MLP was slower than fp32 on all cores")
+def _(m):
+    return all(m.ratio(k, r) < 0.96 for k in m.kinds("amx") for r in ALL_CORES)
+
+
+@claim("bfloat16.zh.md", "**没有 AMX 的 Xeon**（只有 AVX512_BF16）：每一组都比 fp32 慢，但比 AVX2 机器慢得少得多")
+@claim("bfloat16.md", "**The Xeon without AMX** (AVX512_BF16 only): slower than fp32 in every group, though far less so "
+                      "than the AVX2 machine")
+def _(m):
+    return all(m.ratio(k, r) < 0.8 and m.ratio(k, r) > 3 * m.ratio(a, r)
+               for k in m.kinds(NO_AMX_XEON) for a in m.kinds("avx2") for r in BF16_ROWS)
+
+
+@claim("bfloat16.zh.md", "在本站这类 Xeon 上，每一组都比 fp32 慢")
+@claim("bfloat16.md", "slower than fp32 on this site's Xeon of that kind, in every group")
+@claim("bfloat16.zh.md", "虽有原生 bf16，但在本站这类 Xeon 上并没有因此得到收益")
+@claim("bfloat16.md", "an Intel Xeon has native bf16 but, on this site's Xeon of that kind, no gain from it")
+def _(m):
+    return all(m.ratio(k, r) < 0.8 for k in m.kinds(NO_AMX_XEON) for r in BF16_ROWS)
+

@@ -1,0 +1,41 @@
+"""Claims of index.md and index.zh.md (and sentences of other pages that repeat its figures)."""
+from __future__ import annotations
+
+import re  # noqa: F401
+
+from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+
+
+# index.md and benchmark.md: the instruction set flips advice
+BF16_1T = "bfloat16/mlp-inference-1-thread/bf16-autocast"
+INT8_1T = "quantisation/mlp-512-1024-1024-10-inference-1-thread/torchao-int8-dynamic-activations-weights"
+CL_TINY_1T = "channels_last/resnet18-tiny-images-1-thread/channels-last"
+
+
+@claim("benchmark.zh.md", "bfloat16 autocast 在一类机器上变慢、在另一类上变快")
+@claim("benchmark.md", "bfloat16 autocast loses on one kind and wins on another")
+@claim("index.md", "because some advice flips with the instruction set")
+@claim("index.zh.md", "因为有些建议会随指令集而反转")
+def _(m):
+    bf16 = ["bfloat16/*/bf16-autocast"]
+    return (all(m.verdict(k, bf16) == "lost" for k in m.kinds("avx2"))
+            and any(m.verdict(k, bf16) == "paid" for k in m.kinds()))
+
+
+@claim("benchmark.zh.md", "`channels_last` 在一类机器上更快、在其他机器上有快有慢")
+@claim("benchmark.md", "`channels_last` paid on one kind and was mixed on others")
+def _(m):
+    found = [m.verdict(k, ["channels_last/*/channels-last"]) for k in m.kinds()]
+    return "paid" in found and "mixed" in found
+
+
+
+# index.md, "Start here"
+@claim("index.zh.md", "在本站测过的每台机器上，线程数多于核心数都没有超出测量波动的收益，达到核心数的两倍时计算密集的工作反而更慢")
+@claim("index.md", "more threads than cores buys nothing beyond run-to-run noise, and twice as many slows "
+                   "compute-bound work down, on every machine measured here")
+def _(m):
+    def against_all_cores(k, group, label):
+        return m.between(k, f"threads/{group}/{label}", f"threads/{group}/all-cores")
+    return all(against_all_cores(k, g, "all-cores-plus-1") < 1.1 and against_all_cores(k, g, "2-x-all-cores") < 0.97
+               for g in ("mlp-forward", "square-matmul") for k in m.kinds())

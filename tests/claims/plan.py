@@ -1,0 +1,21 @@
+"""Claims of plan.md and plan.zh.md."""
+from __future__ import annotations
+
+import re  # noqa: F401
+
+from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+from tests.claims.avoid_computation import saves_memory, skipping_work_pays
+
+
+@claim("plan.zh.md", "因为在没有 AMX 的 Xeon 上，bf16 在每一组里都比 float32 慢")
+@claim("plan.md", "on the Xeon without AMX bf16 was slower than float32 in every group")
+def _(m):
+    return all(m.verdict(k, ["bfloat16/*/bf16-autocast"]) == "lost" for k in m.kinds(NO_AMX_XEON))
+
+
+@claim("plan.zh.md", "在 `torch.inference_mode()` 下运行推理，这样可以省下 autograd 本要保留的内存")
+@claim("plan.md", "run inference under `torch.inference_mode()`, which frees the memory autograd would keep")
+def _(m):
+    # a statement about memory, which inverted medians keep (0 × 10 is 0): paired with the page's
+    # skipping-work claims, which have a direction
+    return saves_memory(m) and skipping_work_pays(m)

@@ -1,0 +1,115 @@
+"""Claims of quantisation.md and quantisation.zh.md (and sentences of other pages that repeat its figures)."""
+from __future__ import annotations
+
+import re  # noqa: F401
+
+from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+
+
+# quantisation.md: int8 speed flips with AVX512-VNNI and compiling; size does not
+GROUP = "quantisation/mlp-512-1024-1024-10-inference"
+WHERE = ("1-thread", "all-cores")
+Q_DYN, Q_WO, Q_OLD = "torchao-int8-dynamic-activations-weights", "torchao-int8-weight-only", "torch-ao-quantize-dynamic-deprecated"
+Q_AO_COMPILED, Q_PT2E = "torchao-int8-dynamic-torch-compile", "pt2e-x86inductorquantizer-int8-dynamic-freezing"
+EAGER = (Q_DYN, Q_WO, Q_OLD)
+ALL = (*EAGER, Q_AO_COMPILED, Q_PT2E)
+
+
+def _q(m, k, where, label):
+    return m.ratio(k, f"{GROUP}-{where}/{label}")
+
+
+def _measured(m, label):
+    """(kind, where) pairs whose reference measured the variant, one thread and all cores."""
+    return [(k, w) for w in WHERE for k in m.having(f"{GROUP}-{w}/{label}")]
+
+
+def _vnni(m, label):
+    """The same, on the kinds with AVX512-VNNI (every level but AVX2)."""
+    return [(k, w) for k, w in _measured(m, label) if k not in m.kinds("avx2")]
+
+
+@claim("quantisation.zh.md", "每种 int8 变体都让大小缩小了{{ times(\"amd-avx2\", "
+       "\"quantisation/serialized-state-dict-torch-save/torchao-int8-dynamic-activations-weights\") }}，这与 CPU 无关")
+@claim("quantisation.md", "Size shrinks {{ times(\"amd-avx2\", "
+       "\"quantisation/serialized-state-dict-torch-save/torchao-int8-dynamic-activations-weights\") }} with every "
+       "int8 variant; this does not depend on the CPU.")
+def _(m):
+    return all(3.5 < m.ratio(k, f"quantisation/serialized-state-dict-torch-save/{label}") < 4.3
+               for k in m.kinds() for label in EAGER)
+
+
+@claim("quantisation.zh.md", "用全部核心时，在每种 CPU 上都比 fp32 慢；单线程时充其量与 fp32 差不多快。")
+@claim("quantisation.md", "was slower than fp32 on all cores on every kind, and at one thread at best about as fast.")
+def _(m):
+    return (all(_q(m, k, "all-cores", Q_DYN) < 0.9 for k in m.having(f"{GROUP}-all-cores/{Q_DYN}"))
+            and all(_q(m, k, "1-thread", Q_DYN) < 1.05 for k in m.having(f"{GROUP}-1-thread/{Q_DYN}")))
+
+
+@claim("quantisation.zh.md", "在 AVX2 机器上，这个模型比 fp32 慢十倍以上")
+@claim("quantisation.md", "on the AVX2 machine the model was more than ten times slower than fp32")
+def _(m):
+    return all(_q(m, k, w, Q_DYN) < 0.1 for k in m.kinds("avx2") for w in WHERE)
+
+
+@claim("quantisation.zh.md", "**torchao 的仅权重 int8**：在每种 CPU 上都比 fp32 慢，单线程和全部核心都是如此。")
+@claim("quantisation.md", "**torchao's int8 weight-only** was slower than fp32 on every kind, at one thread and on all cores.")
+def _(m):
+    return all(_q(m, k, w, Q_WO) < 0.95 for k, w in _measured(m, Q_WO))
+
+
+@claim("quantisation.zh.md", "在每种有 AVX512-VNNI 的 CPU 上，动态 int8 单线程和全部核心时都比 fp32 快。")
+@claim("quantisation.md", "dynamic int8 was faster than fp32 on every kind with AVX512-VNNI, at one thread and on all cores.")
+def _(m):
+    return all(_q(m, k, w, label) > 1.3 for label in (Q_AO_COMPILED, Q_PT2E) for k, w in _vnni(m, label))
+
+
+@claim("quantisation.zh.md", "两种编译后的模型哪个更快取决于 CPU：Zen 4 上是 PT2E 模型，带 AMX 的 Xeon 上是 torchao 的模型；"
+                             "在没有 AMX 的 Xeon 上，单线程时 PT2E 模型更快，全部核心时两者不相上下。")
+@claim("quantisation.md", "Which of the two compiled models was faster depends on the CPU: the PT2E model on the Zen 4, "
+       "torchao's on the AMX Xeon, and on the Xeon without AMX the PT2E model at one thread, neither on all cores.")
+def _(m):
+    def pt2e_over_ao(k, w):
+        return _q(m, k, w, Q_PT2E) / _q(m, k, w, Q_AO_COMPILED)
+    return (all(pt2e_over_ao(k, w) > 1.1 for k in m.kinds(ZEN4) for w in WHERE)
+            and all(pt2e_over_ao(k, w) < 0.9 for k in m.kinds("amx") for w in WHERE)
+            and all(pt2e_over_ao(k, "1-thread") > 1.1 and 0.95 < pt2e_over_ao(k, "all-cores") < 1.05
+                    for k in m.kinds(NO_AMX_XEON)))
+
+
+@claim("quantisation.zh.md", "在每种 CPU 上，单线程和全部核心时都比 fp32 快，并且在每种 CPU 上都是最快的 eager int8 变体。")
+@claim("quantisation.md", "was faster than fp32 on every kind, at one thread and on all cores, and the fastest of the "
+       "eager int8 variants everywhere.")
+def _(m):
+    return all(_q(m, k, w, Q_OLD) > max(1.3, 1.1 * _q(m, k, w, Q_DYN), 1.1 * _q(m, k, w, Q_WO))
+               for k, w in _measured(m, Q_OLD))
+
+
+@claim("quantisation.zh.md", "把编译后的模型也算上，它在大多数组里仍是最快的 int8 行。")
+@claim("quantisation.md", "It was the fastest int8 row in most groups, compiled models included.")
+def _(m):
+    pairs = _measured(m, Q_OLD)
+    fastest = [(k, w) for k, w in pairs
+               if _q(m, k, w, Q_OLD) >= max(_q(m, k, w, label) for label in ALL if f"{GROUP}-{w}/{label}" in m.rows[k])]
+    return len(fastest) > len(pairs) / 2
+
+
+@claim("quantisation.zh.md", "eager 模式的 torchao 换来的是更小的体积，而不是速度。")
+@claim("quantisation.md", "eager torchao buys size, not speed.")
+def _(m):
+    return (all(_q(m, k, w, label) < 1.05 for label in (Q_DYN, Q_WO) for k, w in _vnni(m, label))
+            and all(_q(m, k, w, label) < 0.95 for label in (Q_DYN, Q_WO) for k, w in _vnni(m, label) if w == "all-cores")
+            and all(m.ratio(k, f"quantisation/serialized-state-dict-torch-save/{label}") > 3.5
+                    for k in m.kinds() for label in (Q_DYN, Q_WO)))
+
+
+# the case study's static int8 (step 7) against its compiled fp32 step (5), both regimes
+CS = ("case_study/resnet-50-throughput-all-cores", "case_study/resnet-50-batch-1-latency-p50-all-cores")
+
+
+@claim("quantisation.zh.md", "在这两台机器上，无论吞吐量还是批大小 1 的延迟，静态 int8 都比编译后的 fp32 模型（第 5 步）快。")
+@claim("quantisation.md", "Static int8 was faster than the compiled fp32 model (step 5) on both, in throughput and at batch 1.")
+def _(m):
+    kinds = (ZEN4, NO_AMX_XEON)
+    return all(k in m.having(f"{g}/7-int8") and m.between(k, f"{g}/7-int8", f"{g}/5-compile") > 1.5
+               for k in kinds for g in CS)

@@ -1,0 +1,75 @@
+"""The figures in the pages' prose come from the references (bench/figures.py): every template
+renders on the committed references, and every figure changes when the row it names changes."""
+from __future__ import annotations
+
+import copy
+import re
+import zlib
+
+import pytest
+
+from bench.figures import Figures, environment, render, typed_figures
+from bench.references import load_all
+from tests.snippets import DOCS
+
+PAGES = sorted(p.name for p in DOCS.glob("*.md"))
+TEMPLATE = re.compile(r"\{\{.*?\}\}", re.S)
+
+
+def _lang(page: str) -> str:
+    return "zh" if page.endswith(".zh.md") else "en"
+
+
+def _scaled(references: list[dict], factor: float) -> list[dict]:
+    """The references with every measured value (ratio, median, numeric param) scaled, each row by
+    its own power of factor, so that a comparison of two rows (between) changes too."""
+    out = copy.deepcopy(references)
+    for ref in out:
+        ref["seconds"] *= factor
+        for row in ref["results"]:
+            factor_ = factor ** (1 + zlib.crc32(row["id"].encode()) % 5)
+            for key in ("ratio", "median"):
+                if row.get(key):
+                    row[key] *= factor_
+            for key, value in row["params"].items():
+                if isinstance(value, float) and key not in ("step",):
+                    row["params"][key] = value * factor_
+    return out
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_figure_renders(page):
+    """A template naming a kind or row no reference has stops the build; so it fails here."""
+    render((DOCS / page).read_text(), _lang(page))
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if TEMPLATE.search((DOCS / p).read_text())])
+def test_every_figure_follows_its_reference(page):
+    """Change the references and every figure on the page changes with them: none is a constant."""
+    references = load_all()
+    now = environment(Figures(references, _lang(page)))
+    changed = environment(Figures(_scaled(references, 1.37), _lang(page)))
+    for expression in TEMPLATE.findall((DOCS / page).read_text()):
+        before, after = now.from_string(expression).render(), changed.from_string(expression).render()
+        assert before != after, f"{page}: {expression} does not follow the references (renders {before!r} either way)"
+
+
+def test_one_changed_value_changes_the_page_that_quotes_it():
+    """Home quotes the bf16 verdicts: one reference's bf16 ratio changed, Home's text changes."""
+    references = load_all()
+    text = (DOCS / "index.md").read_text()
+    edited = copy.deepcopy(references)
+    row = next(r for r in edited[0]["results"] if r["id"].startswith("bfloat16/mlp-inference-") and r["id"].endswith("/bf16-autocast"))
+    row["ratio"] = 3.21
+    assert "3.21×" in render(text, "en", edited) and "3.21×" not in render(text, "en", references)
+
+
+def test_the_headline_is_generated_from_the_verdicts():
+    from bench.render import headline
+    assert headline(load_all()) == Figures(load_all()).headline()
+
+
+def test_typed_figures_are_counted():
+    """typed_figures finds a figure typed into prose and ignores one drawn from a template or in code."""
+    assert typed_figures("ran 1.5 times faster, 2.3× and 83%") == ["1.5 times", "2.3×", "83%"]
+    assert typed_figures('{{ ratio("a", "b") }} and `3×` in code') == []
