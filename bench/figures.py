@@ -223,7 +223,8 @@ class Figures:
 
     def _regime(self, name: str) -> str:
         zh = {"inference": "推理", "training": "训练", "throughput": "吞吐量", "latency": "延迟", "size": "大小",
-              "speed": "速度", "memory": "内存"}
+              "speed": "速度", "memory": "内存", "inference_mode, time": "inference_mode，时间",
+              "skipping work in training": "训练中跳过的计算"}
         return zh.get(name, name) if self.lang == "zh" else name
 
     def steps(self, group_slug: str) -> str:

@@ -13,7 +13,7 @@ TITLE = "Vectorised tensor ops"
 ORDER = 30
 WHEN = 'Always: any Python loop over tensor elements, rows or batch items.'  # Home's headline table: when the technique applies
 # What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
-RECOMMENDED = {"speed": ["vectorise/squared-distances-*/broadcasting", "vectorise/scores-*/torch-bmm", "vectorise/count-and-sum-*/mask-sum-one-conversion", "vectorise/matmul-*/torch-mm"]}
+RECOMMENDED = {"speed": ["vectorise/squared-distances-*/broadcasting", "vectorise/scores-*/torch-bmm", "vectorise/count-and-sum-*/mask-sum-one-conversion"]}
 
 
 def run(session) -> None:

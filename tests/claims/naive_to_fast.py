@@ -73,7 +73,7 @@ def _(m):
 @claim("naive-to-fast.zh.md", "**最先见效的是把数据从 `DataLoader` 中拿出来**，每种 CPU 上都是如此")
 def _(m):
     def gains(k):
-        steps = ["2-in-memory", "3-optimiser", "4-channels-last", "5-bf16"]
+        steps = [s for s in ("2-in-memory", "3-optimiser", "4-channels-last", "5-bf16") if TRAIN + s in m.rows[k]]
         return [m.ratio(k, TRAIN + "2-in-memory")] + [m.between(k, TRAIN + b, TRAIN + a) for a, b in zip(steps, steps[1:])]
     return all(gains(k)[0] > 1.5 and gains(k)[0] == max(gains(k)) for k in _kinds(m, TRAIN))
 
@@ -101,8 +101,9 @@ def _(m):
 def _(m):
     def reached(k):
         rows = [r for row_id, r in m.rows[k].items() if row_id.startswith(TRAIN)]
-        return len(rows) == 6 and all(r["params"]["accuracy_pct"] >= r["params"]["target_accuracy_pct"] for r in rows)
-    return all(reached(k) and m.ratio(k, TRAIN + "5-bf16") > 1 for k in _kinds(m, TRAIN))
+        return len(rows) >= 5 and all(r["params"]["accuracy_pct"] >= r["params"]["target_accuracy_pct"] for r in rows)
+    return all(reached(k) and m.ratio(k, TRAIN + "4-channels-last") > 1 for k in _kinds(m, TRAIN)) and all(
+        m.ratio(k, TRAIN + "5-bf16") > 1 for k in m.having(TRAIN + "5-bf16"))
 
 
 @claim("naive-to-fast.md", "**Adam instead of plain SGD** needed fewer epochs to the target on this model, on every kind")
@@ -150,18 +151,15 @@ def _with_runtimes(m):
 
 
 @claim("naive-to-fast.md", "**ONNX Runtime's int8 was the fastest row of all** on every kind that ran the runtimes, in "
-                           "throughput and at batch 1, ahead of PyTorch's int8 step, with about the same top-1 "
-                           "agreement with fp32")
+                           "throughput and at batch 1, ahead of PyTorch's int8 step.")
 @claim("naive-to-fast.zh.md", "**ONNX Runtime 的 int8 是所有行中最快的**："
                               "在每种跑过这些运行时的 CPU 上，无论吞吐量还是批大小为 1，"
-                              "它都领先 PyTorch 的 int8 步骤，与 fp32 的 top-1 一致率也相近")
+                              "它都领先 PyTorch 的 int8 步骤。")
 def _(m):
     def fastest(k, group):
         ratios = {i: r for i, r in m.rows[k].items() if i.startswith(group)}
         return max(ratios, key=lambda i: m.ratio(k, i)) == group + "onnx-runtime-int8-other-runtime"
     return all(fastest(k, g) and _runtime(m, k, g, "onnx-runtime-int8-other-runtime") > 1.02
-               and abs(m.param(k, R + "onnx-runtime-int8-other-runtime", "top1_agreement_pct")
-                       - m.param(k, R + "7-int8", "top1_agreement_pct")) < 10 * (10 if m.inverted else 1)
                for k in _with_runtimes(m) for g in (R, RL))
 
 
@@ -174,13 +172,15 @@ def _(m):
 @claim("naive-to-fast.md", "**In throughput the gap depends on the CPU**: on the Zen 4 every runtime was within")
 @claim("naive-to-fast.zh.md", "**吞吐量上的差距取决于 CPU**：在 Zen 4 上，每个运行时与 PyTorch 同精度步骤相比都在")
 @claim("naive-to-fast.md", "ahead of PyTorch's int8 and its fp32")
+@claim("naive-to-fast.md", "On the AVX2 machine ONNX Runtime's int8 was")
 @claim("naive-to-fast.zh.md", "而在没有 AMX 的 Xeon 上，ONNX Runtime 的 int8 领先 PyTorch 的 int8")
 @claim("naive-to-fast.zh.md", "它的 fp32 也领先编译后的 fp32")
-@claim("naive-to-fast.md", "So must you leave PyTorch for speed? Not on the Zen 4 in throughput, where tuned PyTorch "
-                           "stayed close to the runtimes; at batch 1, and on the Xeon without AMX in throughput as "
-                           "well, ONNX Runtime's int8 was clearly ahead.")
-@claim("naive-to-fast.zh.md", "那么，要为了速度离开 PyTorch 吗？就 Zen 4 上的吞吐量而言不必，"
-                              "调优后的 PyTorch 与这些运行时很接近；但在批大小为 1 时，"
+@claim("naive-to-fast.zh.md", "在 AVX2 机器上，ONNX Runtime 的 int8 领先 PyTorch 的 int8")
+@claim("naive-to-fast.md", "So must you leave PyTorch for speed? Not for throughput on the Zen 4 and the AVX2 machine, "
+                           "where PyTorch's int8 stayed close to ONNX Runtime's; at batch 1 on every kind, and on the "
+                           "Xeon without AMX in throughput as well, ONNX Runtime's int8 was clearly ahead.")
+@claim("naive-to-fast.zh.md", "那么，要为了速度离开 PyTorch 吗？就 Zen 4 和 AVX2 机器上的吞吐量而言不必，"
+                              "PyTorch 的 int8 与 ONNX Runtime 的很接近；但在每种 CPU 上批大小为 1 时，"
                               "以及在没有 AMX 的 Xeon 上看吞吐量，ONNX Runtime 的 int8 都明显领先。")
 def _(m):
     def best_pytorch(k, group):
@@ -189,7 +189,8 @@ def _(m):
     def over_best(k, group):
         return m.between(k, group + "onnx-runtime-int8-other-runtime", group + best_pytorch(k, group))
     zen4 = max(_runtime(m, k, R, rt) for k in m.kinds(ZEN4) for rt in RUNTIMES)
-    return (0.95 < zen4 < 1.12 and zen4 == max(_runtime(m, k, R, rt) for k in m.kinds(ZEN4) for rt in RUNTIMES)
+    return (0.95 < zen4 < 1.12
+            and all(1 < _runtime(m, k, R, "onnx-runtime-int8-other-runtime") < 1.1 for k in m.kinds(ZEN4, "avx2"))
             and all(over_best(k, RL) > 1.1 for k in _with_runtimes(m))
             and all(over_best(k, R) > 1.1 and _runtime(m, k, R, "onnx-runtime-fp32-other-runtime") > 1.05
                     for k in m.kinds(NO_AMX_XEON)))
@@ -198,15 +199,17 @@ def _(m):
 @claim("naive-to-fast.md", "**The runtimes were ready sooner**")
 @claim("naive-to-fast.zh.md", "**这些运行时准备得更快**")
 def _(m):
-    return all(max(m.param(k, R + rt, "compile_s") for rt in RUNTIMES) < m.param(k, R + "5-compile", "compile_s")
+    return all(max(m.param(k, R + rt, "compile_s") for rt in RUNTIMES if R + rt in m.rows[k])
+               < m.param(k, R + "5-compile", "compile_s")
                and m.ratio(k, R + "5-compile") > 1 for k in _with_runtimes(m))
 
 
-@claim("naive-to-fast.md", "`inference_mode` and batching paid on every kind; compiling fp32 added little or nothing "
-                           "over eager batching.")
-@claim("naive-to-fast.zh.md", "`inference_mode` 和批处理在每种 CPU 上都有效；编译 fp32 相比 eager 批处理收益很小，甚至没有。")
+@claim("naive-to-fast.md", "`inference_mode` cut the batch-1 latency and batching raised the throughput on every kind; "
+                           "compiling fp32 added little or nothing over eager batching.")
+@claim("naive-to-fast.zh.md", "在每种 CPU 上，`inference_mode` 都降低了批大小为 1 时的延迟，批处理都提高了吞吐量；"
+                              "编译 fp32 相比 eager 批处理收益很小，甚至没有。")
 def _(m):
-    return all(_factor(m, k, T, "2-inference-mode", "1-naive") > 1.05 and _factor(m, k, TL, "2-inference-mode", "1-naive") > 1.05
+    return all(_factor(m, k, TL, "2-inference-mode", "1-naive") > 1.05
                and _factor(m, k, T, "3-batching", "2-inference-mode") > 1.05
                and 0.9 < _factor(m, k, T, "5-compile", "3-batching") < 1.1 for k in _kinds(m, T))
 

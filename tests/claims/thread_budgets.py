@@ -6,8 +6,8 @@ import re  # noqa: F401
 from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
 
 
-# thread-budgets.md (and the pages that cite its rows). The AVX2 reference withdrew these rows
-# (timed from the parent), so m.having() lists the references that measured them.
+# thread-budgets.md (and the pages that cite its rows). An earlier AVX2 run of these rows (timed
+# from the parent) was withdrawn, so m.having() lists the references that measured them.
 def _budget(group: str, label: str) -> str:
     return f"thread_budgets/{group}/{label}"
 
@@ -17,16 +17,33 @@ BUDGET_SPLIT, BUDGET_OVER = "2-processes-x-1-thread", "2-processes-x-2-threads-o
 THREADS_MLP_ALL_CORES = "threads/mlp-forward/all-cores"
 
 
-@claim("thread-budgets.zh.md", "在每台测了这一项的参考机器上，2 个进程 × 1 个线程都不比 1 个进程 × 2 个线程慢：矩阵乘法基本持平，小批次的 MLP 略快")
-@claim("thread-budgets.md", "On every reference machine that measured it, 2 processes × 1 thread are never slower than "
+def _named(m, row, *kinds):
+    """These kinds (or levels), those of them whose reference measured row."""
+    return [k for k in m.kinds(*kinds) if k in m.having(row)]
+
+
+@claim("thread-budgets.zh.md", "在 Zen 4 和两台 Intel Xeon 上，2 个进程 × 1 个线程都不比 1 个进程 × 2 个线程慢：矩阵乘法基本持平，小批次的 MLP 略快")
+@claim("thread-budgets.md", "On the Zen 4 and the two Intel Xeons, 2 processes × 1 thread are never slower than "
                             "1 process × 2 threads: the matmuls come out about even and the small MLP batches a little faster")
 def _(m):
     # never slower, within what 2 cores allow (the withdrawn AVX2 run showed 2.28x), and ahead of the oversubscribed 2 x 2
     matmul, mlp = _budget("square-matmuls", BUDGET_SPLIT), _budget("mlp-forward-batches", BUDGET_SPLIT)
-    return (all(0.97 < m.ratio(k, _budget(g, BUDGET_SPLIT)) < 1.5
-                and m.ratio(k, _budget(g, BUDGET_SPLIT)) > 1.4 * m.ratio(k, _budget(g, BUDGET_OVER))
-                for g in BUDGET_GROUPS for k in m.having(_budget(g, BUDGET_SPLIT)))
-            and all(0.95 < m.ratio(k, matmul) < 1.05 and 1.05 < m.ratio(k, mlp) < 1.4 for k in m.having(mlp)))
+    kinds = _named(m, mlp, ZEN4, *INTEL_KINDS)
+    return (len(kinds) == 3
+            and all(0.97 < m.ratio(k, _budget(g, BUDGET_SPLIT)) < 1.5
+                    and m.ratio(k, _budget(g, BUDGET_SPLIT)) > 1.4 * m.ratio(k, _budget(g, BUDGET_OVER))
+                    for g in BUDGET_GROUPS for k in kinds)
+            and all(0.95 < m.ratio(k, matmul) < 1.05 and 1.05 < m.ratio(k, mlp) < 1.4 for k in kinds))
+
+
+@claim("thread-budgets.zh.md", "按这种方式计时，AVX2 机器拆成两个进程毫无收益：MLP 批次基本持平，矩阵乘法只有基线速度的")
+@claim("thread-budgets.md", "Timed that way, the AVX2 machine won nothing from the split: the MLP batches came out about "
+                            "even and the matmuls ran at")
+def _(m):
+    # "only ... of the baseline's speed": the matmuls well below 1x, though no impossible 2-core speed-up either way
+    matmul, mlp = _budget("square-matmuls", BUDGET_SPLIT), _budget("mlp-forward-batches", BUDGET_SPLIT)
+    kinds = _named(m, matmul, "avx2")
+    return bool(kinds) and all(0.93 < m.ratio(k, mlp) < 1.07 and 0.3 < m.ratio(k, matmul) < 0.85 for k in kinds)
 
 
 @claim("thread-budgets.zh.md", "一个双线程进程在 MLP 前向传播上已经用足了第二个核心的大部分算力")
@@ -48,10 +65,10 @@ def _(m):
                for k in m.kinds(*INTEL_KINDS))
 
 
-@claim("thread-budgets.zh.md", "多个进程比起一个使用全部线程的进程毫无收益（矩阵乘法各行持平，而小批次的 MLP 略有收益）")
-@claim("thread-budgets.md", "several processes gain nothing over one process with all the threads (the matmul rows "
-                            "are even, where the small MLP batches gain a little)")
+@claim("thread-budgets.zh.md", "多个进程比起一个使用全部线程的进程毫无收益（没有哪台参考机器用 2 个进程跑矩阵乘法更快）")
+@claim("thread-budgets.md", "several processes gain nothing over one process with all the threads (on no reference "
+                            "machine did 2 processes run the matmuls faster)")
 def _(m):
-    matmul, mlp = _budget("square-matmuls", BUDGET_SPLIT), _budget("mlp-forward-batches", BUDGET_SPLIT)
-    return all(0.9 < m.ratio(k, matmul) < 1.12 and m.ratio(k, mlp) > m.ratio(k, matmul) for k in m.having(matmul))
+    matmul = _budget("square-matmuls", BUDGET_SPLIT)
+    return all(m.ratio(k, matmul) < 1.05 for k in m.having(matmul))
 
