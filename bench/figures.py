@@ -384,7 +384,7 @@ def render(markdown: str, lang: str = "en", references: list[dict] | None = None
 
 def typed_figures(markdown: str) -> list[str]:
     """Measured-looking figures typed into prose (outside code, includes and templates): '1.5×',
-    '3.7 times', '83%'. What the audit counts."""
+    '3.7 times', '83%'; not a size or a count (224×224, 2 × 1). What the audit counts."""
     text = re.sub(r"```.*?```|\{\{.*?\}\}", " ", markdown, flags=re.S)
     text = re.sub(r"`[^`\n]*`|^\s*--8<--.*$|^\s*\|.*$", " ", text, flags=re.M)
-    return re.findall(r"\d+(?:\.\d+)?\s*(?:×|times\b|倍|%|x\b)", text)
+    return re.findall(r"\d+(?:\.\d+)?\s*(?:×|times\b|倍|%|x\b)(?!\s*\d)", text)  # not a size: 224×224, 2 × 1

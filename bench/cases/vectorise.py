@@ -1,4 +1,5 @@
-"""Python loops against torch.mm, broadcasting, einsum and bmm; torch.mm against the FP32 peak.
+"""Python loops against torch.mm, broadcasting, einsum and bmm; torch.mm against the FP32 peak, and
+bf16 torch.mm against fp32 torch.mm.
 
 The loop and vectorised functions are the ones the page shows, loaded from snippets/.
 """
@@ -73,3 +74,17 @@ def run(session) -> None:
                            params={"mhz": info["measured_mhz"] or info["mhz"], "cores": threads})
         session.record(group, "torch.mm achieved", achieved, "GFLOP/s", higher_is_better=True, baseline=not peak,
                        spread=spread, runs=len(m.times), params=params)
+
+    # bf16 against fp32 torch.mm, same sizes and threads: what bf16 matrix products really run at on
+    # this CPU, against the bf16 peak its flags imply (taken as twice fp32's with AVX512_BF16, from
+    # AMX's tiles with AMX), so that a step's share of that peak can be checked, not assumed.
+    a16, b16 = a.bfloat16(), b.bfloat16()
+    for threads, where in session.thread_settings():
+        group = f"torch.mm bf16 vs fp32, {where}"
+        peaks = (machine.peaks(threads) or ({}, None))[0] or {}
+        for label, x, y, precision in (("fp32", a, b, "fp32"), ("bf16", a16, b16, "bf16")):
+            row = session.time(group, label, lambda x=x, y=y: torch.mm(x, y), num_threads=threads,
+                               baseline=precision == "fp32", params={"size": size})
+            row["params"]["gflops"] = flops / row["median"] / 1e9
+            peak = peaks.get(precision)  # none for bf16 without a native path
+            row["params"]["share_of_peak"] = row["params"]["gflops"] / peak if peak else None

@@ -53,3 +53,12 @@ def _(m):
 def _(m):
     return all(m.ratio(k, r) < 0.8 for k in m.kinds(NO_AMX_XEON) for r in BF16_ROWS)
 
+
+
+@claim("bfloat16.md", "and the fallback gained nothing from the second core")
+@claim("bfloat16.zh.md", "这个回退内核也没有从第二个核心得到任何收益")
+def _(m):
+    mm = "vectorise/torch-mm-bf16-vs-fp32-"
+    return all(m.ratio(k, mm + where + "/bf16") < 0.1
+               and m.between(k, mm + "all-cores/bf16", mm + "1-thread/bf16") < 1.2
+               for k in m.having(mm + "1-thread/bf16") if k in m.kinds("avx2") for where in ("1-thread", "all-cores"))
