@@ -30,8 +30,6 @@ OUTCOMES = {"en": {"paid": "paid", "lost": "lost", "even": "even", "mixed": "mix
 JINJA = {"variable_start_string": "{{", "variable_end_string": "}}",
          "block_start_string": "{%", "block_end_string": "%}",
          "comment_start_string": "{#!", "comment_end_string": "!#}"}
-WORDS = {"en": {"paid": "faster", "lost": "slower", "even": "about even", "mixed": "faster or slower by group"},
-         "zh": {"paid": "更快", "lost": "更慢", "even": "基本持平", "mixed": "因场景而异"}}
 # Fractions and multiples prose says in words when a value is within 5% of one.
 SAID = {"en": [(1 / 5, "a fifth"), (1 / 4, "a quarter"), (1 / 3, "a third"), (1 / 2, "half"), (2 / 3, "two thirds"),
                (3 / 4, "three quarters"), (1.5, "one and a half times"), (2, "twice"), (3, "three times"),
@@ -93,9 +91,6 @@ class Figures:
     def between(self, kind_: str, row_id: str, other_id: str, digits: int = 2) -> str:
         """How many times better row_id is than other_id (same unit, any groups): '1.21×'."""
         return f"{self._between(kind_, row_id, other_id):.{digits}f}×"
-
-    def between_times(self, kind_: str, row_id: str, other_id: str) -> str:
-        return self.said(self._between(kind_, row_id, other_id))
 
     def _between(self, kind_: str, row_id: str, other_id: str) -> float:
         row, other = self.row(kind_, row_id), self.row(kind_, other_id)
@@ -228,9 +223,8 @@ class Figures:
         return zh.get(name, name) if self.lang == "zh" else name
 
     def steps(self, group_slug: str) -> str:
-        """The case study's steps for one model: each step's factor over the step before it on
-        its machine's path, in throughput and batch-1 latency, per kind; bold where it paid in
-        both, struck where it lost in both."""
+        """The case study's steps for one model: each step's factor over the step it was built on
+        (_step_factor), in throughput / batch-1 latency, per kind, with its verdict over both."""
         groups = [g for g in self._case_groups() if g.startswith(group_slug)]
         order: dict[str, float] = {}
         labels: dict[str, str] = {}
@@ -293,9 +287,8 @@ class Figures:
                     best.append(f"{fmt_ratio(top['ratio'])} <small>({label})</small>")
                 comma = "、" if self.lang == "zh" else ", "
                 lost_text = ({"en": "; lost or mixed: ", "zh": "；变慢或有快有慢："}[self.lang] + comma.join(lost)) if lost else ""
-                where = self.references[kind_].get("elsewhere", {})
-                title = kind_title(reference["machine"]) + ("*" if any(f"case_study/{g}".startswith(p) or p.startswith(f"case_study/{g}")
-                                                                       for g in groups for p in where) else "")
+                title = kind_title(reference["machine"]) + ("*" if any(self._elsewhere(kind_, f"case_study/{g}/")
+                                                                       for g in groups) else "")
                 lines.append(f"| {title} | {self._model(model)} | {comma.join(paid)}{lost_text} | "
                              + " | ".join(best + ["–"] * (2 - len(best))) + " |")
         notes = [kind_title(r["machine"]) for r in self.references.values() if r.get("elsewhere")]
@@ -367,7 +360,7 @@ class Figures:
     # --- the template functions ---------------------------------------------------------------
     def functions(self) -> dict:
         return {name: getattr(self, name) for name in
-                ("ratio", "times", "between", "between_times", "value", "param", "verdicts", "steps", "said",
+                ("ratio", "times", "between", "value", "param", "verdicts", "steps",
                  "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes")}
 
 

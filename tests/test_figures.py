@@ -64,11 +64,6 @@ def test_one_changed_value_changes_the_page_that_quotes_it():
     assert "3.21×" in render(text, "en", edited) and "3.21×" not in render(text, "en", references)
 
 
-def test_the_headline_is_generated_from_the_verdicts():
-    from bench.render import headline
-    assert headline(load_all()) == Figures(load_all()).headline()
-
-
 def test_typed_figures_are_counted():
     """typed_figures finds a figure typed into prose and ignores one drawn from a template or in code."""
     assert typed_figures("ran 1.5 times faster, 2.3× and 83%") == ["1.5 times", "2.3×", "83%"]

@@ -25,12 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-import pytest
-
 from bench.compare import by_id
 from bench.figures import combined, outcome
 from bench.machine import kind
-from bench.references import load_all
 from tests.snippets import DOCS
 
 

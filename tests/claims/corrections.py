@@ -1,9 +1,7 @@
 """Claims of corrections.md and corrections.zh.md: the sentences that repeat figures of other pages."""
 from __future__ import annotations
 
-import re  # noqa: F401
-
-from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+from tests.claims import claim
 from tests.claims.avoid_computation import no_grad_costs_little_time, saves_memory, skipping_work_pays
 
 

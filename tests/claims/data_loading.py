@@ -1,9 +1,7 @@
 """Claims of data-loading.md and data-loading.zh.md (and sentences of other pages that repeat its figures)."""
 from __future__ import annotations
 
-import re  # noqa: F401
-
-from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+from tests.claims import INTEL_KINDS, ZEN4, claim
 
 
 # data-loading.md: MNIST-size epochs, three per row (an earlier AVX2 run of 2,048-image epochs was

@@ -1,9 +1,7 @@
 """Claims of index.md and index.zh.md (and sentences of other pages that repeat its figures)."""
 from __future__ import annotations
 
-import re  # noqa: F401
-
-from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+from tests.claims import claim
 
 
 # index.md and benchmark.md: the instruction set flips advice

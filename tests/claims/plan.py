@@ -1,9 +1,7 @@
 """Claims of plan.md and plan.zh.md."""
 from __future__ import annotations
 
-import re  # noqa: F401
-
-from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+from tests.claims import NO_AMX_XEON, claim
 from tests.claims.avoid_computation import saves_memory, skipping_work_pays
 
 

@@ -1,9 +1,7 @@
 """Claims of quantisation.md and quantisation.zh.md (and sentences of other pages that repeat its figures)."""
 from __future__ import annotations
 
-import re  # noqa: F401
-
-from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+from tests.claims import NO_AMX_XEON, ZEN4, claim
 
 
 # quantisation.md: int8 speed flips with AVX512-VNNI and compiling; size does not

@@ -1,9 +1,7 @@
 """Claims of thread-budgets.md and thread-budgets.zh.md (and sentences of other pages that repeat its figures)."""
 from __future__ import annotations
 
-import re  # noqa: F401
-
-from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+from tests.claims import INTEL_KINDS, ZEN4, claim
 
 
 # thread-budgets.md (and the pages that cite its rows). An earlier AVX2 run of these rows (timed

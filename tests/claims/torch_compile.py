@@ -1,9 +1,7 @@
 """Claims of torch-compile.md and torch-compile.zh.md (and sentences of other pages that repeat its figures)."""
 from __future__ import annotations
 
-import re  # noqa: F401
-
-from tests.claims import AMD_KINDS, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim  # noqa: F401
+from tests.claims import claim
 
 
 # torch-compile.md: a small, CPU-dependent gain; freezing adds a little on this MLP
