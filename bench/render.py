@@ -32,7 +32,8 @@ NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores",
              # the case study's per-row results, shown by step_details
              "step", "tuned_path", "precision", "gflops", "share_of_peak", "top1_agreement_pct",
              "max_abs_logit_diff", "p99_s", "compile_s", "load_s", "package_mb",
-             "target_accuracy_pct", "accuracy_pct", "epochs_to_target", "images_per_s", "compared_step"}
+             "target_accuracy_pct", "accuracy_pct", "epochs_to_target", "images_per_s", "compared_step",
+             "allocator"}
 
 # The Chinese edition's copies (docs/results/zh/): the renderer's own words in Chinese. Case and
 # variant names stay as the benchmark names them: they are the rows' ids, as API names are.
@@ -62,7 +63,7 @@ ZH_SIZES = {"steps per epoch": "每轮步数", "batch size": "批大小", "image
 
 ZH_PLOT = {"times better than the baseline (dashed line: the baseline, 1×)": "比基线好多少倍（虚线：基线，1×）",
            "log scale": "对数坐标", "; log scale": "；对数坐标", ", total ": "，合计 ", " (not taken)": "（未采用）",
-           " vs PyTorch": " 对比 PyTorch",
+           " vs PyTorch": " 对比 PyTorch", " vs glibc": " 对比 glibc",
            "speed-up over the naive loop, log scale: each bar is one step's factor": "相对朴素循环的加速比，对数坐标：每根柱是一个步骤的倍数"}
 NAMES_ZH = Path(__file__).with_name("names.zh.json")  # the benchmark's case, variant and technique names
 
@@ -303,7 +304,9 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: 
                         color=(colors["machines"][2] if gain else colors["machines"][0]) if on_path else "none",
                         edgecolor=colors["text"] if not on_path else "none", hatch=None if on_path else "//")
                 step = end / start
-                aside = say(" vs PyTorch" if row["params"].get("compared_step") else " (not taken)", lang)
+                # compared with another row: PyTorch's (another runtime) or the control's (an allocator)
+                aside = say((" vs glibc" if row["params"].get("allocator") else " vs PyTorch")
+                            if row["params"].get("compared_step") else " (not taken)", lang)
                 ax.text(math.log10(max(start, end)), y, f" {fmt_ratio(step)}" + ("" if on_path else aside),
                         va="center", fontsize=7, color=colors["text"])
                 if on_path:

@@ -245,6 +245,8 @@ MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "case_study_training": (
         (r"^5 bf16 +(.+)$", "measured only where the CPU has native bf16 (AVX512_BF16, AMX)"),
+        (r"^tcmalloc against glibc malloc, .+ \(preloaded (\S+), found in /proc/self/maps\)$",
+         "where the package put libtcmalloc_minimal.so.4 (.ci/run installs it), and its version"),
     ),
     "threads_parallel_info": (
         (r"^logical CPUs: (\d+), usable: (\d+), physical cores: (\d+)$", "the machine's CPUs and cores"),

@@ -1,8 +1,10 @@
 """The training case study: the digits reach torchvision's MNIST class intact and the tuned loop
 reads the same images as the naive one; every step is in the table, measured or marked not run
-with its reason, and each measured step stopped at the naive loop's accuracy or above it; bad
-arguments get a usage message. Correctness only: no speed bound is asserted (the claims do that
-against the references)."""
+with its reason, and each measured step stopped at the naive loop's accuracy or above it; the
+allocator rows' fresh process has tcmalloc mapped (or glibc's malloc alone, the control), and
+without the library both rows say how to install it; bad arguments get a usage message.
+Correctness only: no speed bound is asserted (the claims do that against the references)."""
+import json
 import re
 
 import pytest
@@ -11,7 +13,7 @@ from sklearn.datasets import load_digits
 from torchvision import datasets, transforms
 
 from bench.core import load_snippet
-from tests.snippets import run_here, run_shared
+from tests.snippets import clean_env, run, run_here, run_shared
 
 NAME = "case_study_training"
 training = load_snippet(NAME)
@@ -31,7 +33,8 @@ def digits(tmp_path_factory):
 
 
 def table_row(out: str, step: str) -> str:
-    label = f"{training.STEPS.index(step) + 1} {step}" if step in training.STEPS else f"(side) {step}"
+    label = (f"{training.STEPS.index(step) + 1} {step}" if step in training.STEPS
+             else f"(side) {training.NAMES.get(step, step)}")
     match = re.search(rf"^{re.escape(label)} +(.+)$", out, re.M)
     assert match, f"no row for {step} in:\n{out}"
     return match.group(1)
@@ -68,16 +71,77 @@ def test_quick_run_has_every_step(quick):
         row = table_row(quick, step)
         if row.startswith("not run: "):
             assert (step, row) in (("bf16", "not run: no native bf16 on this CPU (it would be emulated, "
-                                            "slower than fp32)"), ("compile", "not run: --quick: no compilation"))
+                                            "slower than fp32)"), ("compile", "not run: --quick: no compilation"),
+                                   *[(s, f"not run: {NOT_FOUND}") for s in training.CHILD_ROWS]), row
             continue
         seconds, speedup, epochs, accuracy, images_per_s = row.split()
         assert float(accuracy.rstrip("%")) >= target, f"{step} stopped below the target: {row}"
         assert float(epochs) <= training.QUICK["max_epochs"] and float(images_per_s) > 0
 
 
+def test_quick_run_has_the_allocator_rows(quick):
+    """Where tcmalloc is installed the quick run measures it and its fresh-process control, and
+    says which library the child had mapped; elsewhere both rows say how to install it."""
+    library = training.find_tcmalloc()
+    rows = [table_row(quick, step) for step in training.CHILD_ROWS]
+    if library is None:
+        assert rows == [f"not run: {NOT_FOUND}"] * 2
+        assert "on top of step 4: not measured" in quick
+        return
+    assert not any(row.startswith("not run") for row in rows), rows
+    line = re.search(r"^tcmalloc against glibc malloc, each in a fresh process on top of step 4: ([\d.]+)x "
+                     r"\(preloaded (\S+), found in /proc/self/maps\)$", quick, re.M)
+    assert line, quick
+    assert float(line.group(1)) > 0 and "libtcmalloc_minimal.so" in line.group(2)
+
+
+NOT_FOUND = (f"tcmalloc not found (tried {', '.join(training.TCMALLOC)}); "
+             "Debian/Ubuntu: apt install libtcmalloc-minimal4")
+
+
+def child_run(row: str, library: str | None, *extra: str):
+    """The snippet's fresh process for one allocator row, as train_in_child starts it, with library
+    preloaded (None: none), training until the first check (a target of 1%)."""
+    env = clean_env(OMP_NUM_THREADS="1")
+    env.pop("LD_PRELOAD", None)
+    if library:
+        env["LD_PRELOAD"] = library
+    return run(NAME, "--child", row, "--target", "1", "--max-epochs", "1", "--threads", "1", *extra, env=env)
+
+
+def test_the_tcmalloc_child_has_it_mapped():
+    """The child started with LD_PRELOAD finds tcmalloc in /proc/self/maps and trains to the target;
+    told to expect it without the preload, it refuses: an ignored preload cannot pass as tcmalloc."""
+    library = training.find_tcmalloc()
+    if library is None:
+        pytest.skip(NOT_FOUND)
+    done = child_run("tcmalloc", library, "--expect", library)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert "libtcmalloc_minimal.so" in report["allocator"] and report["threads"] == 1
+    assert report["history"] and report["history"][-1][2] >= 1
+    refused = child_run("tcmalloc", None, "--expect", library)
+    assert refused.returncode == 1 and "is not mapped although LD_PRELOAD=None" in refused.stdout, refused.stdout
+    control = child_run("glibc_fresh", None)
+    assert control.returncode == 0 and json.loads(control.stdout.splitlines()[-1])["allocator"] == "glibc malloc"
+
+
+def test_without_tcmalloc_the_allocator_rows_say_how_to_install_it():
+    missing = "/nonexistent/libtcmalloc_minimal.so.4"
+    out = run_here(NAME, "--quick", "--steps", "naive,tcmalloc", "--tcmalloc", missing).stdout
+    reason = f"not run: tcmalloc not found (tried {missing}); Debian/Ubuntu: apt install libtcmalloc-minimal4"
+    assert [table_row(out, step) for step in training.CHILD_ROWS] == [reason] * 2, out
+    assert "tcmalloc against glibc malloc, each in a fresh process on top of step 4: not measured" in out
+
+
 @pytest.mark.parametrize("args, message", [
     (("--steps", "naive,adam"), "--steps: unknown step(s) adam"),
     (("--steps", "in_memory,optimiser"), "--steps must include naive"),
+    (("--child", "jemalloc", "--target", "50"), "--child: unknown row 'jemalloc'; valid: glibc_fresh, tcmalloc"),
+    (("--child", "glibc_fresh", "--target", "150"), "--child needs --target, a held-out accuracy in percent"),
+    (("--child", "glibc_fresh"), "--child needs --target"),
+    (("--child", "tcmalloc", "--target", "50"), "--expect names the preloaded library for tcmalloc only"),
+    (("--child", "glibc_fresh", "--target", "50", "--threads", "0"), "--max-epochs and --threads must be at least 1"),
 ])
 def test_bad_arguments_get_a_usage_message(args, message):
     result = run_here(NAME, *args)

@@ -6,7 +6,8 @@ Quick mode runs the eager steps (64x64 images, 32-token sequences); full mode ev
 ResNet-50 ONNX Runtime and OpenVINO on the same model and inputs
 (snippets/case_study_resnet50_runtimes.py).
 Then training (snippets/case_study_training.py): a small CNN on scikit-learn's digits, the time each
-step takes to reach the naive loop's held-out accuracy, median of 3 runs (quick: 1 run, fewer epochs).
+step takes to reach the naive loop's held-out accuracy, median of 3 runs (quick: 1 run, fewer epochs);
+beside step 4, tcmalloc (LD_PRELOAD) and its control, glibc's malloc, each in a fresh process.
 """
 from bench import machine
 from bench.core import load_snippet, summarise
@@ -72,17 +73,30 @@ def run(session) -> None:
     record_training(session, training, target, rows)
 
 
+# The training side rows' labels: the allocator rows each train in a fresh process
+TRAINING_SIDE = {"compile": "compile", "glibc_fresh": "glibc, fresh process", "tcmalloc": "tcmalloc, fresh process"}
+
+
 def record_training(session, training, target: float, rows: list[dict]) -> None:
     """One row per step that reached the target: seconds of training (accuracy checks not timed),
-    the median over the runs; a side row sits after step 4, which it is tried on."""
+    the median over the runs; a side row sits after step 4, which it is tried on. tcmalloc is
+    compared with its control, glibc in a fresh process (compared_step), not with step 4."""
+    steps = {row["step"]: round(4.5 + 0.1 * training.SIDE_ROWS.index(row["step"]), 1)
+             for row in rows if row["step"] in training.SIDE_ROWS}
+    control = next((r for r in rows if r["step"] == "glibc_fresh" and not r["not_run"]), None)
     for row in [r for r in rows if not r["not_run"] and r["seconds"] is not None]:
         on_path = row["step"] in training.STEPS
         index = training.STEPS.index(row["step"]) + 1 if on_path else 0
         seconds = row["run_seconds"]
-        params = {"step": index or 4.5 + 0.1 * training.SIDE_ROWS.index(row["step"]), "tuned_path": on_path,
+        params = {"step": index or steps[row["step"]], "tuned_path": on_path,
                   "target_accuracy_pct": target, "accuracy_pct": row["accuracy"], "epochs_to_target": row["epochs"],
                   "images_per_s": row["images_per_s"], "num_threads": machine.usable_cores()}
-        label = f"training: {index} {row['step'].replace('_', ' ')}" if on_path else f"training: {row['step']} (side row)"
+        if row["step"] in training.CHILD_ROWS:  # which allocator the child had mapped
+            params["allocator"] = row["allocator"]
+        if row["step"] == "tcmalloc" and control and control["seconds"] is not None:
+            params["compared_step"] = steps["glibc_fresh"]
+        label = (f"training: {index} {row['step'].replace('_', ' ')}" if on_path
+                 else f"training: {TRAINING_SIDE[row['step']]} (side row)")
         session.record(TRAINING, label, row["seconds"], "s", baseline=row["step"] == "naive", params=params,
                        spread=summarise(seconds)[1], runs=len(seconds))
 
