@@ -1,9 +1,10 @@
-# One command each: `make site` (set up + build), `make serve`, `make test`, `make test-fast`, `make bench`.
+# One command each: `make site` (set up + build), `make serve`, `make test`, `make test-fast`, `make bench`,
+# `make test-torch TORCH=2.15.0`.
 export NO_MKDOCS_2_WARNING := 1
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup site serve test test-fast bench
+.PHONY: setup site serve test test-fast test-torch bench
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt
@@ -24,6 +25,12 @@ test: setup
 # For editing loops: all but the isolation / start-method matrix, the browser and the slow reruns (CI runs all).
 test-fast: setup
 	$(PY) -m pytest -m "not matrix and not browser and not slow"
+
+# The errata, snippets' outputs and API statements on another torch release, in a venv of its own
+# (.venv-torch/<release>); records docs/outputs/releases/torch-<release>.json (tests/releases.py).
+test-torch: setup
+	@test -n "$(TORCH)" || { echo "usage: make test-torch TORCH=2.15.0 [TORCH_OVERWRITE=1 | TORCH_STALE=1]" >&2; exit 2; }
+	$(PY) -m tests.releases $(TORCH) $(if $(TORCH_OVERWRITE),--overwrite) $(if $(TORCH_STALE),--stale)
 
 bench: setup
 	$(PY) -m bench --full

@@ -18,9 +18,10 @@ import re
 import jinja2
 
 from bench.cases import pages, recommended, techniques, when
+from bench.references import release_key
 from bench.compare import by_id, fmt_ratio, fmt_value
 from bench.machine import kind, kind_order, kind_title
-from bench.references import load_all
+from bench.references import load_all, load_releases, pins
 
 # A ratio within 5% of 1 is "even": two runs of one row on these shared 2-core VMs differ by that much.
 EVEN = 0.05
@@ -66,7 +67,8 @@ def combined(outcomes: list[str]) -> str:
 class Figures:
     """The references as the pages quote them, in one language ("en" or "zh")."""
 
-    def __init__(self, references: list[dict] | None = None, lang: str = "en"):
+    def __init__(self, references: list[dict] | None = None, lang: str = "en", releases: list[dict] | None = None):
+        self.releases = load_releases() if releases is None else releases
         references = sorted(load_all() if references is None else references, key=lambda r: kind_order(r["machine"]))
         self.references = {kind(r["machine"]): r for r in references}
         self.rows = {k: by_id(r) for k, r in self.references.items()}
@@ -364,6 +366,102 @@ class Figures:
                          + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
 
+    # --- other torch releases (tests/releases.py: make test-torch) -----------------------------
+    def _outcomes(self, test: str) -> list[tuple[str, str, str]]:
+        """(release, outcome, message) of one release test, on the pinned release (every `make
+        test` runs it there) and on each recorded release, oldest first."""
+        found = [(pins()["torch"], "passed", "")]
+        for record in self.releases:
+            nodes = [n for n in record["tests"] if n == test or n.endswith("::" + test)]
+            if len(nodes) != 1:
+                raise FigureError(f"the torch {record['asked']} record has {len(nodes)} tests named {test!r}")
+            result = record["tests"][nodes[0]]
+            found.append((record["asked"], result["outcome"], result.get("message", "")))
+        return sorted(found, key=lambda f: release_key(f[0]))
+
+    def _and(self, items: list[str]) -> str:
+        if self.lang == "zh":
+            return "、".join(items[:-1]) + (" 和 " if len(items) > 1 else "") + items[-1]
+        return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
+
+    def pinned(self, package: str) -> str:
+        """The release requirements.txt pins: what every page, snippet and reference is of."""
+        if package not in pins():
+            raise FigureError(f"requirements.txt pins no {package!r}")
+        return pins()[package]
+
+    def release_check(self, test: str) -> str:
+        """One sentence: on which torch releases a release test ran, and where it behaved otherwise."""
+        outcomes = self._outcomes(test)
+        same = [r for r, o, _ in outcomes if o == "passed"]
+        other = [(r, m) for r, o, m in outcomes if o == "failed"]
+        skipped = [(r, m) for r, o, m in outcomes if o not in ("passed", "failed")]
+        every = self._and([r for r, _, _ in outcomes])
+        zh = self.lang == "zh"
+        if not other and not skipped:
+            return (f"在 torch {every} 上重新运行过，结果都一样。" if zh and len(outcomes) > 1 else
+                    f"仅在 torch {every} 上运行过。" if zh else
+                    f"Re-run on torch {every}: the same on each." if len(outcomes) > 1 else f"Run on torch {every} only.")
+        parts = [(f"在 {self._and(same)} 上一样" if zh else f"the same on {self._and(same)}")] if same else []
+        for release, message in other:
+            first = message.splitlines()[0] if message else ""
+            parts.append(f"在 {release} 上不同（{first}）" if zh else f"on {release} it differs ({first})")
+        for release, message in skipped:
+            why = self._why_skipped(message)
+            parts.append(f"在 {release} 上没有运行（{why}）" if zh else f"on {release} it did not run ({why})")
+        return (f"在 torch {every} 上重新运行过：" + "；".join(parts) + "。") if zh else \
+            (f"Re-run on torch {every}: " + "; ".join(parts) + ".")
+
+    def _why_skipped(self, message: str) -> str:
+        missing = re.search(r"not installed: no (\w+) ([\d.x]+)", message)
+        if missing:
+            return (f"没有能与之配套安装的 {missing[1]} {missing[2]}" if self.lang == "zh" else
+                    f"no {missing[1]} {missing[2]}, the release paired with it, installs")
+        return message.removeprefix("Skipped: ").split(": ERROR")[0]
+
+    def holds_on(self, test: str) -> str:
+        """The releases a statement held on, as a range of the checked ones: 'torch 2.11.0 to 2.15.0'."""
+        outcomes = self._outcomes(test)
+        held = [r for r, o, _ in outcomes if o == "passed"]
+        ran = [r for r, o, _ in outcomes if o in ("passed", "failed")]
+        if held == ran[ran.index(held[0]):ran.index(held[-1]) + 1] and len(held) > 1:
+            return f"torch {held[0]} 至 {held[-1]}" if self.lang == "zh" else f"torch {held[0]} to {held[-1]}"
+        return "torch " + self._and(held)
+
+    def _test_title(self, node: str) -> str:
+        """A release test as a reader knows it: a snippet's output, or the test's name."""
+        name = node.split("::")[-1]
+        snippet = re.fullmatch(r"test_page_output_is_a_real_run\[(\w+)\]", name)
+        if snippet:
+            return f"`{snippet[1]}.py` 的输出" if self.lang == "zh" else f"`{snippet[1]}.py`'s output"
+        return f"`{name}`"
+
+    def releases_table(self) -> str:
+        """What make test-torch found on each recorded release, beside the pinned one, oldest first."""
+        zh = self.lang == "zh"
+        heads = (["torch", "一同安装", "没有装上", "重新运行的测试", "结果不同的测试"] if zh else
+                 ["torch", "installed with it", "left out", "release tests", "behaved otherwise"])
+        pinned = pins()
+        rows = [(pinned["torch"],
+                 f"| {pinned['torch']}（固定版本，每次 `make test`） | torchvision {pinned['torchvision']}, torchao "
+                 f"{pinned['torchao']} | – | 全部通过 | – |" if zh else
+                 f"| {pinned['torch']} (pinned: every `make test`) | torchvision {pinned['torchvision']}, torchao "
+                 f"{pinned['torchao']} | – | all pass | – |")]
+        words = {"passed": "一样", "failed": "不同", "skipped": "未运行"} if zh else \
+            {"passed": "same", "failed": "differ", "skipped": "not run"}
+        for record in self.releases:
+            counts = {}
+            for result in record["tests"].values():
+                counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
+            tally = ("，" if zh else ", ").join(f"{counts[o]} {words[o]}" for o in words if counts.get(o))
+            companions = ", ".join(f"{p} {v}" for p, v in record["installed"].items() if p != "torch") or "–"
+            left = "; ".join(f"{p}（pip 装不上）" if zh else f"{p}: {why.split(':')[0]}"
+                             for p, why in record["not_installed"].items()) or "–"
+            differed = ", ".join(self._test_title(n) for n, r in record["tests"].items() if r["outcome"] == "failed") or "–"
+            rows.append((record["asked"], f"| {record['torch']} | {companions} | {left} | {tally} | {differed} |"))
+        lines = ["| " + " | ".join(heads) + " |", "|---|---|---|---|---|"]
+        return "\n".join(lines + [line for _, line in sorted(rows, key=lambda r: release_key(r[0]))])
+
     def _elsewhere(self, kind_: str, pattern: str) -> bool:
         return any(pattern.startswith(prefix) for prefix in self.references[kind_].get("elsewhere", {}))
 
@@ -371,7 +469,8 @@ class Figures:
     def functions(self) -> dict:
         return {name: getattr(self, name) for name in
                 ("measured", "ratio", "times", "between", "value", "param", "verdicts", "steps",
-                 "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes")}
+                 "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
+                 "pinned", "release_check", "holds_on", "releases_table")}
 
 
 def environment(figures: Figures) -> jinja2.Environment:

@@ -161,6 +161,14 @@ def kind(machine: dict) -> str:
     return f"{_vendor(machine)}-{_isa_level(machine['isa'])}"
 
 
+def this_kind() -> str:
+    """This machine's kind, from /proc/cpuinfo alone (no torch, no timing): what describe() would give."""
+    info = cpuinfo()
+    flags = set(info.get("flags", "").split())
+    return kind({"vendor": info.get("vendor_id", ""), "cpu_model": info.get("model name") or platform.machine(),
+                 "arch": platform.machine(), "isa": {flag: flag in flags for flag in ISA_FLAGS}})
+
+
 def kind_title(machine: dict) -> str:
     """The kind as a column heading: 'AMD, AVX2'."""
     vendor = _vendor(machine)

@@ -3,11 +3,35 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from bench.machine import kind, kind_order
 
 FOLDER = Path(__file__).with_name("references")
+ROOT = FOLDER.parents[1]
+# What tests/releases.py (make test-torch) found on other torch releases: torch-<release>.json
+RELEASES = ROOT / "docs" / "outputs" / "releases"
+
+
+def pins() -> dict[str, str]:
+    """requirements.txt's pins, {package: version}: the torch every page and reference is of."""
+    found = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        match = re.match(r"^([A-Za-z0-9_.-]+)==([^\s#]+)", line)
+        if match:
+            found[match.group(1).lower()] = match.group(2)
+    return found
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", release.split("+")[0])[:3])
+
+
+def load_releases(folder: Path = RELEASES) -> list[dict]:
+    """The other releases' records, oldest first."""
+    found = [json.loads(p.read_text()) for p in folder.glob("torch-*.json")]
+    return sorted(found, key=lambda r: release_key(r["asked"]))
 
 
 def path_for(machine: dict) -> Path:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import releases
 from tests.snippets import ROOT, RUN_CACHE_ENV, as_dict, as_result, clean_env, shared
 
 # The origin article's examples, kept verbatim: test_corrections.py runs them in subprocesses;
@@ -20,6 +21,8 @@ def pytest_configure(config):
     """Folders for the session, made by the controller and inherited by xdist workers: one for
     shared snippet runs, and one inductor cache, so a model that several runs compile is
     compiled once (snippets take TORCHINDUCTOR_CACHE_DIR from the environment when it is set)."""
+    if config.getoption("--release-outcomes") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(ReleaseOutcomes(config.getoption("--release-outcomes")))
     if not hasattr(config, "workerinput") and RUN_CACHE_ENV not in os.environ:
         folder = tempfile.mkdtemp(prefix="snippet-runs-")
         os.environ[RUN_CACHE_ENV] = folder
@@ -27,21 +30,57 @@ def pytest_configure(config):
         config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """Mark the matrix (left out by `make test-fast`): tests that run a snippet under the isolation
-    conditions (run_isolated) or under another start method (a spawn/forkserver parameter)."""
+    conditions (run_isolated) or under another start method (a spawn/forkserver parameter).
+    On another torch release (tests/releases.py), skip the release tests that need a package that
+    did not install for it, with pip's reason; and write the release tests' fingerprints."""
+    missing = json.loads(os.environ.get("RELEASE_MISSING") or "{}")
     for item in items:
+        if item.get_closest_marker("release"):
+            for package, why in missing.items():
+                if releases.needs(item, package):
+                    item.add_marker(pytest.mark.skip(reason=f"not installed: {why}"))
+
         function = getattr(item, "function", None)
         params = getattr(getattr(item, "callspec", None), "params", {})
         isolated = function is not None and "run_isolated(" in inspect.getsource(function)
         other_start = any(value in ("spawn", "forkserver") for value in params.values())
         if isolated or other_start or item.name.startswith("test_isolation_is_what_it_claims"):
             item.add_marker(pytest.mark.matrix)
+    path = config.getoption("--release-fingerprints")
+    if path:
+        Path(path).write_text(json.dumps({item.nodeid: releases.fingerprint(item) for item in items
+                                          if item.get_closest_marker("release")}))
+
+
+class ReleaseOutcomes:
+    """--release-outcomes FILE: each test's outcome, written by the controller (xdist's workers
+    report to it) when the session ends: {node id: {"outcome": ..., "message": ...}}."""
+
+    def __init__(self, path: str):
+        self.path, self.seen = Path(path), {}
+
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call" or report.outcome != "passed":
+            message = ""
+            if report.skipped and isinstance(report.longrepr, tuple):
+                message = report.longrepr[2]
+            elif report.failed:
+                message = str(report.longrepr.reprcrash.message if hasattr(report.longrepr, "reprcrash")
+                              else report.longrepr)
+            if report.nodeid not in self.seen or self.seen[report.nodeid]["outcome"] == "passed":
+                self.seen[report.nodeid] = {"outcome": report.outcome, "message": message.strip()[:600]}
+
+    def pytest_sessionfinish(self):
+        self.path.write_text(json.dumps(self.seen, indent=1))
 
 
 def pytest_addoption(parser):
     parser.addoption("--update-outputs", action="store_true",
                      help="rewrite the recorded outputs (docs/outputs, the notebook) from fresh runs")
+    parser.addoption("--release-fingerprints", default="", help="tests/releases.py: write the release tests' fingerprints")
+    parser.addoption("--release-outcomes", default="", help="tests/releases.py: write each test's outcome")
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,7 @@ def test_training_loop_rejects_bad_arguments():
     assert result.returncode == 2 and "--batch-size" in result.stderr
 
 
+@pytest.mark.release
 def test_no_grad_and_inference_mode_match_autograd_and_save_nothing():
     out = run_shared("avoid_computation_no_grad_vs_inference_mode").stdout
     assert "outputs are identical: True" in out
@@ -52,6 +53,7 @@ def test_saved_bytes_count_activations_not_parameters(batch):
     assert snippet.saved_bytes(model, x, torch.no_grad) == 0
 
 
+@pytest.mark.release
 def test_inference_tensors_raise_the_documented_errors():
     out = run_shared("avoid_computation_no_grad_vs_inference_mode").stdout
     assert ("in-place on an inference tensor: RuntimeError: "

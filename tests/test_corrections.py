@@ -13,6 +13,9 @@ import pytest
 
 from tests.snippets import OUTPUTS, ROOT, clean_env, fresh_default_threads, mask
 
+# Every erratum is re-run on other torch releases too (tests/releases.py)
+pytestmark = pytest.mark.release
+
 ARTICLE = ROOT / "tests" / "article"
 RECORDED = OUTPUTS / "article"
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception)\b")

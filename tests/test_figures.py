@@ -10,7 +10,7 @@ import pytest
 
 from bench.figures import Figures, environment, render, typed_figures
 from bench.machine import kind
-from bench.references import lacks, load_all
+from bench.references import lacks, load_all, load_releases, pins
 from tests.snippets import DOCS
 
 PAGES = sorted(p.name for p in DOCS.glob("*.md"))
@@ -54,14 +54,40 @@ def test_every_figure_renders(page):
     render((DOCS / page).read_text(), _lang(page))
 
 
+def _flipped(records: list[dict]) -> list[dict]:
+    """The torch-release records with every outcome turned over (passed <-> failed)."""
+    out = copy.deepcopy(records)
+    for record in out:
+        for result in record["tests"].values():
+            result["outcome"] = {"passed": "failed", "failed": "passed"}.get(result["outcome"], result["outcome"])
+            result["message"] = result.get("message") or "AssertionError"
+    return out
+
+
+# Template functions over the torch-release records (tests/releases.py), not the references
+RELEASE_FUNCTIONS = re.compile(r"^\s*(release_check|holds_on|releases_table)\(")
+PINNED = re.compile(r'^\s*pinned\("([\w-]+)"\)\s*$')
+
+
 @pytest.mark.parametrize("page", [p for p in PAGES if TEMPLATE.search((DOCS / p).read_text())])
 def test_every_figure_follows_its_reference(page):
-    """Change the references and every figure on the page changes with them: none is a constant."""
-    references = load_all()
+    """Change the references and every figure on the page changes with them: none is a constant;
+    a statement about torch releases changes with the records of what make test-torch found, and
+    a pinned version is requirements.txt's."""
+    references, records = load_all(), load_releases()
     now = environment(Figures(references, _lang(page)))
     changed = environment(Figures(_scaled(references, 1.37), _lang(page)))
+    turned = environment(Figures(references, _lang(page), releases=_flipped(records)))
     for expression in TEMPLATE.findall((DOCS / page).read_text()):
         if _not_measured_yet(expression, references):  # the page says so in its {% else %} until a run has it
+            continue
+        inner = expression.strip("{} \n")
+        if PINNED.match(inner):
+            assert now.from_string(expression).render() == pins()[PINNED.match(inner).group(1)]
+            continue
+        if RELEASE_FUNCTIONS.match(inner):
+            before, after = now.from_string(expression).render(), turned.from_string(expression).render()
+            assert before != after, f"{page}: {expression} does not follow the torch-release records"
             continue
         before, after = now.from_string(expression).render(), changed.from_string(expression).render()
         assert before != after, f"{page}: {expression} does not follow the references (renders {before!r} either way)"

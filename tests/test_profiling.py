@@ -102,6 +102,7 @@ def _kernels(out: str) -> dict[str, str]:
     return dict(re.findall(r"^([^:\n]+):\s+(.+)$", out, flags=re.M))
 
 
+@pytest.mark.release
 def test_onednn_verbose_names_the_kernel_for_this_cpu():
     """The convolution's implementation ends in the instruction set torch dispatches to, and a
     channels_last input needs fewer layout reorders than NCHW."""
@@ -119,6 +120,7 @@ def test_onednn_verbose_names_the_kernel_for_this_cpu():
     assert seen["fp32 linear"].startswith("no oneDNN primitive")
 
 
+@pytest.mark.release
 def test_bf16_matmul_goes_to_onednn_only_where_it_has_bf16():
     import torch
 
@@ -129,6 +131,7 @@ def test_bf16_matmul_goes_to_onednn_only_where_it_has_bf16():
     assert seen["bf16 linear under autocast"].startswith("matmul ") == native, seen
 
 
+@pytest.mark.release
 def test_kernels_follow_an_isa_cap():
     """ONEDNN_MAX_CPU_ISA=AVX2 (the isolated run emulates an AVX2 CPU): AVX2 kernels only."""
     result, _ = run_isolated("profiling_which_kernel")
@@ -184,6 +187,7 @@ print((y.numpy() == 0).mean())
 """
 
 
+@pytest.mark.release
 @pytest.mark.parametrize("before, flushed", [(True, 1.0), (False, 0.5)])
 def test_flush_mode_reaches_the_threads_started_after_it(before, flushed):
     """The page: set before the first parallel op, every intra-op thread flushes; set after,

@@ -33,6 +33,7 @@ def test_runs_clean_under_deprecation_errors_and_hides_the_import_notice():
     assert "KernelPreference" not in result.stderr  # torchao's import-time log record, silenced
 
 
+@pytest.mark.release
 def test_old_eager_api_is_deprecated():
     """Why the page uses torchao: torch.ao.quantization.quantize_dynamic warns in this torch."""
     model = torch.nn.Sequential(torch.nn.Linear(4, 4))
@@ -45,6 +46,7 @@ def test_old_eager_api_is_deprecated():
 SET_BY_TORCHAO = ("coordinate_descent_tuning", "coordinate_descent_check_all_directions", "force_fuse_int_mm_with_mul")
 
 
+@pytest.mark.release
 def test_quantize_changes_global_inductor_settings_unless_told_not_to():
     """The page's warning: quantize_ with a default config changes torch._inductor.config for the
     whole process; the snippet's set_inductor_config=False leaves it alone."""

@@ -25,6 +25,7 @@ def compare(name: str, stdout: str, env: dict[str, str], request) -> None:
         f"pytest --update-outputs -k {name}; if it depends on the machine, add it to MACHINE_DEPENDENT")
 
 
+@pytest.mark.release
 @pytest.mark.parametrize("name", all_snippets())
 def test_page_output_is_a_real_run(name, request):
     """On this machine, as it is (run the suite under `taskset -c 0` or with EMULATED_AVX2's

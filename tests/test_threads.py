@@ -17,6 +17,7 @@ def usable() -> int:
     return len(os.sched_getaffinity(0))
 
 
+@pytest.mark.release
 def test_env_set_after_import_leaves_the_default():
     out = run_shared("threads_env_after_import").stdout
     default = fresh_default_threads()
@@ -26,6 +27,7 @@ def test_env_set_after_import_leaves_the_default():
         assert "honoured: False" in out
 
 
+@pytest.mark.release
 def test_env_set_by_the_shell_before_start_is_honoured():
     result = run("threads_env_after_import", env=clean_env(OMP_NUM_THREADS="1"))
     assert result.returncode == 0, result.stderr
@@ -33,6 +35,7 @@ def test_env_set_by_the_shell_before_start_is_honoured():
     assert "honoured: True" in result.stdout
 
 
+@pytest.mark.release
 def test_env_set_before_import_is_honoured():
     out = run_shared("threads_set_before_import").stdout
     assert got(out) == 1
@@ -43,6 +46,7 @@ def test_env_set_before_import_is_honoured():
 ABOVE_THE_CORES = str(psutil.cpu_count(logical=False) + 2)
 
 
+@pytest.mark.release
 def test_env_var_above_the_core_count_is_capped_but_set_num_threads_is_not():
     """MKL caps OMP_NUM_THREADS at the physical cores; torch.set_num_threads takes any count
     (the second run is shared with the test below)."""
@@ -53,6 +57,7 @@ def test_env_var_above_the_core_count_is_capped_but_set_num_threads_is_not():
     assert f"intra-op threads: {ABOVE_THE_CORES}" in code.stdout
 
 
+@pytest.mark.release
 @pytest.mark.parametrize("threads,interop", [("1", "1"), (ABOVE_THE_CORES, "2")])
 def test_set_in_code_gives_what_was_asked(threads, interop):
     result = run_shared("threads_set_in_code") if threads == "1" else run_shared(
@@ -61,6 +66,7 @@ def test_set_in_code_gives_what_was_asked(threads, interop):
     assert f"inter-op threads: {interop}" in result.stdout
 
 
+@pytest.mark.release
 def test_second_set_num_interop_threads_raises():
     out = run_shared("threads_set_in_code").stdout
     assert "RuntimeError: Error: cannot set number of interop threads" in out

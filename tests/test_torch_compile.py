@@ -1,8 +1,29 @@
 """docs/torch-compile.md: every compile runs in a snippet's own process (never in pytest), once."""
 import os
 import re
+import subprocess
+import sys
 
-from tests.snippets import run, run_here, run_shared
+import pytest
+
+from tests.snippets import clean_env, run, run_here, run_shared
+
+# Is a compiled model frozen? Freezing folds the weights into the compiled code as constants, so a
+# weight changed after the first call no longer changes the output.
+FROZEN = """
+import torch
+torch.manual_seed(0)
+def frozen(how):
+    torch._dynamo.reset()
+    model = torch.nn.Linear(8, 8).eval()
+    x = torch.randn(2, 8)
+    compiled = torch.compile(model, options={"freezing": True}) if how == "options" else torch.compile(model)
+    with torch.no_grad(), torch._inductor.config.patch(freezing=how == "config"):
+        before = compiled(x)
+        model.weight.mul_(2)
+        return torch.equal(before, compiled(x))
+print("options:", frozen("options"), "config:", frozen("config"))
+"""
 
 
 def test_compiled_output_matches_eager_and_both_are_timed():
@@ -27,6 +48,16 @@ def test_bad_batch_is_refused_before_compiling():
     assert "--batch must be at least 1" in result.stderr
 
 
+@pytest.mark.release
+def test_compile_options_freezing_does_not_freeze_but_the_config_does():
+    """naive-to-fast.md and the case study: torch.compile(options={"freezing": True}) leaves the
+    weights as they are; torch._inductor.config.freezing = True freezes them."""
+    done = subprocess.run([sys.executable, "-c", FROZEN], env=clean_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["options:", "False", "config:", "True"], done.stdout
+
+
+@pytest.mark.release
 def test_recompile_counts_default_static_dynamic():
     out = run_shared("compile_recompiles_dynamic_shapes").stdout
     assert "default (dynamic=None) compiled 2 graph(s) for 5 shapes" in " ".join(out.split())
@@ -36,6 +67,7 @@ def test_recompile_counts_default_static_dynamic():
     assert "every compiled output matched eager" in out
 
 
+@pytest.mark.release
 def test_inductor_recompiles_exactly_like_the_fast_demo_backend():
     """The page says the aot_eager counts hold for inductor: check it once with real C++ compiles."""
     fast = run_shared("compile_recompiles_dynamic_shapes").stdout.splitlines()[1:]
@@ -44,6 +76,7 @@ def test_inductor_recompiles_exactly_like_the_fast_demo_backend():
     assert result.stdout.splitlines()[1:] == fast
 
 
+@pytest.mark.release
 def test_without_a_compiler_inductor_fails_and_the_fallbacks_run():
     out = run_shared("compile_without_cxx_compiler").stdout
     assert "(inductor, needs g++/clang++): fails: InductorError: InvalidCxxCompiler" in out

@@ -1,0 +1,86 @@
+"""Which PyTorch: the records of other torch releases (docs/outputs/releases, written by
+`make test-torch TORCH=<release>`, tests/releases.py) are of the release tests as they are now,
+ran the release they name, and cover the newest release and the oldest the site supports."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bench.references import RELEASES, load_releases, pins, release_key
+from tests import releases
+from tests.snippets import ROOT
+
+# Besides the pin: the oldest release the site supports, and the newest on PyPI when checked
+CHECKED = (releases.OLDEST, "2.15.0")
+
+
+@pytest.fixture(scope="module")
+def current() -> dict[str, str]:
+    """{node id: fingerprint} of the release tests in this tree."""
+    return releases.collect(sys.executable)
+
+
+def test_the_newest_and_the_oldest_supported_release_are_recorded():
+    recorded = {r["asked"] for r in load_releases()}
+    missing = [r for r in CHECKED if r not in recorded]
+    assert not missing, f"no record for torch {', '.join(missing)}: run make test-torch TORCH=<release>"
+    assert release_key(releases.OLDEST) < release_key(pins()["torch"]) < release_key(max(CHECKED, key=release_key))
+
+
+@pytest.mark.parametrize("path", sorted(RELEASES.glob("torch-*.json")), ids=lambda p: p.stem)
+def test_record_ran_the_release_it_names(path):
+    record = json.loads(path.read_text())
+    assert path.stem == f"torch-{record['asked']}"
+    assert record["torch"].split("+")[0] == record["asked"], "the venv ran another torch than the one asked for"
+    assert record["installed"].get("torch", "").split("+")[0] == record["asked"]
+    assert all(r["outcome"] in ("passed", "failed", "skipped") for r in record["tests"].values())
+
+
+@pytest.mark.parametrize("path", sorted(RELEASES.glob("torch-*.json")), ids=lambda p: p.stem)
+def test_record_is_of_the_release_tests_as_they_are(path, current):
+    """A record goes stale when a release test is added or removed, or its code, a snippet it runs
+    or a recorded output it compares with changes: then the pages would quote an old run."""
+    record = json.loads(path.read_text())["tests"]
+    added = sorted(set(current) - set(record))
+    gone = sorted(set(record) - set(current))
+    changed = sorted(n for n in set(current) & set(record) if current[n] != record[n]["fingerprint"])
+    assert not (added or gone or changed), (
+        f"{path.name} is stale: run make test-torch TORCH={path.stem.split('-', 1)[1]} TORCH_OVERWRITE=1\n"
+        f"new: {added}\ngone: {gone}\nchanged: {changed}")
+
+
+def test_release_tests_include_every_erratum_and_snippet(current):
+    names = {n.split("::")[-1] for n in current}
+    assert {f"test_page_output_is_a_real_run[{s}]" for s in
+            (p.stem for p in (ROOT / "snippets").glob("*.py"))} <= names
+    corrections = [n for n in current if n.startswith("tests/test_corrections.py::")]
+    assert len(corrections) >= 7, corrections
+
+
+@pytest.mark.parametrize("args, message", [
+    (["2.15"], "is not a release number like 2.15.0"),
+    (["latest"], "is not a release number like 2.15.0"),
+])
+def test_bad_release_is_refused(args, message):
+    done = subprocess.run([sys.executable, "-m", "tests.releases", *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode != 0 and message in done.stderr, done.stderr
+
+
+def test_an_existing_record_is_not_replaced_without_asking(tmp_path, monkeypatch):
+    monkeypatch.setattr(releases.references, "RELEASES", tmp_path)
+    (tmp_path / "torch-2.15.0.json").write_text("kept")
+    monkeypatch.setattr(sys, "stdin", open("/dev/null"))
+    with pytest.raises(SystemExit, match="exists: pass --overwrite"):
+        releases.main(["2.15.0"])
+    assert (tmp_path / "torch-2.15.0.json").read_text() == "kept"
+
+
+def test_a_venv_that_runs_another_torch_is_not_recorded(tmp_path, monkeypatch):
+    """pip capped by a constraint (or a cached wheel) may install another release: never record it."""
+    monkeypatch.setattr(releases.references, "RELEASES", tmp_path)
+    monkeypatch.setattr(releases, "build", lambda release: (ROOT / ".venv", {"torch": "2.14.1"}, {}))
+    monkeypatch.setattr(releases, "runs_torch", lambda venv: "2.14.1+cu130")
+    with pytest.raises(SystemExit, match="runs torch 2.14.1\\+cu130, not 2.15.0"):
+        releases.main(["2.15.0", "--overwrite"])
+    assert not list(tmp_path.iterdir())
