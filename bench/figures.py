@@ -82,15 +82,6 @@ class Figures:
             raise FigureError(f"the {kind_} reference has no row {row_id!r}")
         return self.rows[kind_][row_id]
 
-    def measured(self, kind_: str, row_id: str) -> bool:
-        """Whether the kind's reference has the row; False for a row it lists as not measured yet
-        (added to the benchmark after its run), so a page can say so until the next run records
-        it. Any other missing row stops the build, as row() does."""
-        from bench.references import lacks
-        if kind_ in self.rows and row_id not in self.rows[kind_] and lacks(self.references[kind_], row_id):
-            return False
-        return bool(self.row(kind_, row_id))
-
     def ratio(self, kind_: str, row_id: str, digits: int = 2) -> str:
         """The row's ratio over its group's baseline: '1.49×'."""
         return f"{self.row(kind_, row_id)['ratio']:.{digits}f}×"
@@ -468,7 +459,7 @@ class Figures:
     # --- the template functions ---------------------------------------------------------------
     def functions(self) -> dict:
         return {name: getattr(self, name) for name in
-                ("measured", "ratio", "times", "between", "value", "param", "verdicts", "steps",
+                ("ratio", "times", "between", "value", "param", "verdicts", "steps",
                  "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table")}
 

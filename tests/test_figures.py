@@ -40,7 +40,7 @@ def _scaled(references: list[dict], factor: float) -> list[dict]:
 
 def _not_measured_yet(expression: str, references: list[dict]) -> bool:
     """The expression names a kind and a row that kind's reference lists as not measured yet: the
-    page shows it only under {% if measured(kind, row) %}, which test_every_figure_renders renders."""
+    page cannot quote it until a run has it (test_every_figure_renders fails if it does)."""
     quoted = re.findall(r'"([^"]+)"', expression)
     by_kind = {kind(r["machine"]): r for r in references}
     return bool(quoted) and quoted[0] in by_kind and any(
@@ -124,21 +124,3 @@ def test_no_more_figures_typed_into_prose(lang):
         f"{total} figures typed into the {lang} prose (at most {TYPED_AT_MOST[lang]}): "
         f"{ {p: f for p, f in found.items() if f} }")
 
-
-def test_a_row_not_measured_yet_reads_so_until_a_run_has_it():
-    """naive-to-fast's tcmalloc sentence: while the AVX2 EPYC's reference lists the allocator rows
-    as not measured it says so; once it has them, their figures stand in the sentence."""
-    references = load_all()
-    text = (DOCS / "naive-to-fast.md").read_text()
-    assert "does not have these two rows yet" in render(text, "en", references)
-    group = "case_study/training-time-to-the-naive-loop-s-held-out-accuracy/"
-    edited = copy.deepcopy(references)
-    avx2 = next(r for r in edited if kind(r["machine"]) == "amd-avx2")
-    step4 = next(r for r in avx2["results"] if r["id"] == group + "training-4-channels-last")
-    for variant, median in (("glibc-fresh-process-side-row", 2.468), ("tcmalloc-fresh-process-side-row", 1.234)):
-        avx2["results"].append({**copy.deepcopy(step4), "id": group + "training-" + variant, "median": median,
-                                "ratio": step4["ratio"] * step4["median"] / median})
-        del avx2["not_measured"][group + "training-" + variant]
-    shown = re.sub(r"\s+", " ", render(text, "en", edited))
-    assert "tcmalloc paid: step 4's loop reached the target in 1.23 s with it and in 2.47 s" in shown, shown
-    assert "a factor of 2.00×" in shown and "does not have these two rows yet" not in shown

@@ -2,8 +2,7 @@
 reference measured it (m.having); its figures are templates (bench/figures.py)."""
 from __future__ import annotations
 
-from bench.references import lacks
-from tests.claims import NO_AMX_XEON, ZEN4, NotMeasured, claim
+from tests.claims import NO_AMX_XEON, ZEN4, claim
 
 R = "case_study/resnet-50-throughput-all-cores/"
 RL = "case_study/resnet-50-batch-1-latency-p50-all-cores/"
@@ -177,12 +176,13 @@ def _(m):
 @claim("naive-to-fast.zh.md", "而在没有 AMX 的 Xeon 上，ONNX Runtime 的 int8 领先 PyTorch 的 int8")
 @claim("naive-to-fast.zh.md", "它的 fp32 也领先编译后的 fp32")
 @claim("naive-to-fast.zh.md", "在 AVX2 机器上，ONNX Runtime 的 int8 领先 PyTorch 的 int8")
-@claim("naive-to-fast.md", "So must you leave PyTorch for speed? Not for throughput on the Zen 4 and the AVX2 machine, "
-                           "where PyTorch's int8 stayed close to ONNX Runtime's; at batch 1 on every kind, and on the "
-                           "Xeon without AMX in throughput as well, ONNX Runtime's int8 was clearly ahead.")
-@claim("naive-to-fast.zh.md", "那么，要为了速度离开 PyTorch 吗？就 Zen 4 和 AVX2 机器上的吞吐量而言不必，"
-                              "PyTorch 的 int8 与 ONNX Runtime 的很接近；但在每种 CPU 上批大小为 1 时，"
-                              "以及在没有 AMX 的 Xeon 上看吞吐量，ONNX Runtime 的 int8 都明显领先。")
+@claim("naive-to-fast.md", "So must you leave PyTorch for speed? Not for throughput on the Zen 4, where PyTorch's int8 "
+                           "stayed close to ONNX Runtime's. On the AVX2 machine ONNX Runtime's int8 was ahead in "
+                           "throughput too (the gap above); at batch 1 on every kind, and on the Xeon without AMX in "
+                           "throughput as well, it was clearly ahead.")
+@claim("naive-to-fast.zh.md", "那么，要为了速度离开 PyTorch 吗？就 Zen 4 上的吞吐量而言不必，PyTorch 的 int8 与 "
+                              "ONNX Runtime 的很接近。在 AVX2 机器上，ONNX Runtime 的 int8 在吞吐量上也领先（差距见上文）；"
+                              "而在每种 CPU 上批大小为 1 时，以及在没有 AMX 的 Xeon 上看吞吐量，它都明显领先。")
 def _(m):
     def best_pytorch(k, group):
         return max(_steps(m, k, group), key=lambda s: m.ratio(k, group + s))
@@ -191,7 +191,8 @@ def _(m):
         return m.between(k, group + "onnx-runtime-int8-other-runtime", group + best_pytorch(k, group))
     zen4 = max(_runtime(m, k, R, rt) for k in m.kinds(ZEN4) for rt in RUNTIMES)
     return (0.95 < zen4 < 1.12
-            and all(1 < _runtime(m, k, R, "onnx-runtime-int8-other-runtime") < 1.1 for k in m.kinds(ZEN4, "avx2"))
+            and all(1 < _runtime(m, k, R, "onnx-runtime-int8-other-runtime") < 1.1 for k in m.kinds(ZEN4))
+            and all(_runtime(m, k, R, "onnx-runtime-int8-other-runtime") > 1.03 for k in m.kinds("avx2"))
             and all(over_best(k, RL) > 1.1 for k in _with_runtimes(m))
             and all(over_best(k, R) > 1.1 and _runtime(m, k, R, "onnx-runtime-fp32-other-runtime") > 1.05
                     for k in m.kinds(NO_AMX_XEON)))
@@ -205,12 +206,14 @@ def _(m):
                and m.ratio(k, R + "5-compile") > 1 for k in _with_runtimes(m))
 
 
-@claim("naive-to-fast.md", "`inference_mode` cut the batch-1 latency and batching raised the throughput on every kind; "
-                           "compiling fp32 added little or nothing over eager batching.")
-@claim("naive-to-fast.zh.md", "在每种 CPU 上，`inference_mode` 都降低了批大小为 1 时的延迟，批处理都提高了吞吐量；"
-                              "编译 fp32 相比 eager 批处理收益很小，甚至没有。")
+@claim("naive-to-fast.md", "Batching raised the throughput on every kind; `inference_mode` cut the batch-1 latency on "
+                           "the AVX-512 machines and did not slow it on the AVX2 one; compiling fp32 added little or "
+                           "nothing over eager batching.")
+@claim("naive-to-fast.zh.md", "在每种 CPU 上，批处理都提高了吞吐量；`inference_mode` 在 AVX-512 机器上降低了批大小为 1 "
+                              "时的延迟，在 AVX2 机器上也没有让它变慢；编译 fp32 相比 eager 批处理收益很小，甚至没有。")
 def _(m):
-    return all(_factor(m, k, TL, "2-inference-mode", "1-naive") > 1.05
+    avx2 = set(m.kinds("avx2"))
+    return all(_factor(m, k, TL, "2-inference-mode", "1-naive") > (1.0 if k in avx2 else 1.05)
                and _factor(m, k, T, "3-batching", "2-inference-mode") > 1.05
                and 0.9 < _factor(m, k, T, "5-compile", "3-batching") < 1.1 for k in _kinds(m, T))
 
@@ -244,15 +247,13 @@ def _(m):
 
 
 
-@claim("naive-to-fast.md", "on the AVX2 EPYC, tcmalloc paid: step 4's loop reached the target in")
-@claim("naive-to-fast.zh.md", "在 AVX2 EPYC 上，tcmalloc 有效：用它时，步骤 4 的循环用")
+@claim("naive-to-fast.md", "on the AVX2 EPYC (the other kinds' references predate these two rows), tcmalloc paid: "
+                           "step 4's loop reached the target in")
+@claim("naive-to-fast.zh.md", "在 AVX2 EPYC 上（其他几种 CPU 的参考数据早于这两行），tcmalloc 有效：用它时，步骤 4 的循环用")
 def _(m):
     """tcmalloc against its control, glibc's malloc, both in fresh processes on top of step 4: faster
-    by more than the 5% two runs of a row differ by, with tcmalloc found mapped in its process. The
-    page says it only once the AVX2 EPYC's reference has the rows; until then the claim is skipped."""
+    by more than the 5% two runs of a row differ by, with tcmalloc found mapped in its process."""
     tcmalloc, glibc = TRAIN + "tcmalloc-fresh-process-side-row", TRAIN + "glibc-fresh-process-side-row"
     kinds = m.kinds("amd-avx2")
-    if any(tcmalloc not in m.rows[k] and lacks(m.references[k], tcmalloc) for k in kinds):
-        raise NotMeasured(f"{tcmalloc}: the AVX2 EPYC's reference lists it as not measured yet")
-    return all(m.between(k, tcmalloc, glibc) > 1.05 and "tcmalloc" in m.row(k, tcmalloc)["params"]["allocator"]
+    return bool(kinds) and all(m.between(k, tcmalloc, glibc) > 1.05 and "tcmalloc" in m.row(k, tcmalloc)["params"]["allocator"]
                for k in kinds)
