@@ -7,7 +7,7 @@ builds a venv of its own for that release (.venv-torch/<release>), with the torc
 with it and the pinned torchao where they install (what does not install is left out, with pip's
 reason, and the tests that need it are skipped saying so), prints the torch it really runs, runs
 the release tests there and writes what they found to docs/outputs/releases/torch-<release>.json.
-The pages read those records (bench/figures.py: releases, release_check, holds_on), and
+The pages read those records (bench/figures.py: releases_table, release_check, holds_on), and
 tests/test_releases.py fails when a record no longer matches the tests it was made from.
 
 pip on this project's machines may carry a constraint that caps torch at the pinned release
@@ -29,6 +29,7 @@ from pathlib import Path
 
 from bench import references
 from bench.machine import this_kind
+from tests.snippets import mask
 
 ROOT = Path(__file__).resolve().parents[1]
 VENVS = ROOT / ".venv-torch"
@@ -63,12 +64,16 @@ def sources(item) -> list[Path]:
 
 def fingerprint(item) -> str:
     """What a record of this test was made from: its code and the files it runs and compares with.
-    A record whose fingerprint differs is stale: the test, a snippet or a recorded output changed."""
+    A record whose fingerprint differs is stale: the test, a snippet or a recorded output changed
+    (a recorded output as the tests compare it: new timings alone leave the record current)."""
     digest = hashlib.sha256()
     function = getattr(item, "function", None)
     digest.update((inspect.getsource(function) if function is not None else item.nodeid).encode())
     for path in sources(item):
-        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+        content = path.read_bytes()
+        if path.suffix == ".txt":  # a recorded output: as the tests compare it, timings masked
+            content = mask(path.read_text(), path.stem).encode()
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + content)
     return digest.hexdigest()[:16]
 
 
@@ -206,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     for key in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "PYTHONPATH"):
         env.pop(key, None)
     python = venv / "bin" / "python"
-    fingerprints = collect(python, env)
+    # fingerprints as the main suite computes them: without the release run's version masking
+    fingerprints = collect(python, {k: v for k, v in env.items() if k != "TORCH_RELEASE_RUN"})
     outcomes_path = VENVS / f"outcomes-{args.release}.json"
     outcomes_path.unlink(missing_ok=True)
     kept = {}
