@@ -180,8 +180,12 @@ def all_figures(references: list[dict], technique: str) -> str:
 def provenance(references: list[dict], technique: str) -> str:
     lines = []
     for ref in references:
-        gaps = [f" *Not shown{'' if what == technique else ' (' + what.split('/', 1)[1] + ')'}: {why}*"
-                for what, why in unmeasured(ref).items() if what.split("/")[0] == technique]
+        reasons: dict[str, list[str]] = {}  # one reason for several rows is said once
+        for what, why in unmeasured(ref).items():
+            if what.split("/")[0] == technique:
+                reasons.setdefault(why, []).append("" if what == technique else what.split("/", 1)[1])
+        gaps = [f" *Not shown{' (' + ', '.join(whats) + ')' if any(whats) else ''}: {why}*"
+                for why, whats in reasons.items()]
         lines.append(f"- **{kind_title(ref['machine'])}**: {one_line(ref['machine'])}; {ref['mode']} mode, "
                      f"{ref['created'][:10]}." + "".join(gaps))
     return ("Ratios are times better than the group's baseline (higher is better), measured side by "

@@ -9,8 +9,7 @@ import zlib
 import pytest
 
 from bench.figures import Figures, environment, render, typed_figures
-from bench.machine import kind
-from bench.references import lacks, load_all, load_releases, pins
+from bench.references import load_all, load_releases, pins
 from tests.snippets import DOCS
 
 PAGES = sorted(p.name for p in DOCS.glob("*.md"))
@@ -36,16 +35,6 @@ def _scaled(references: list[dict], factor: float) -> list[dict]:
                 if isinstance(value, float) and key not in ("step",):
                     row["params"][key] = value * factor_
     return out
-
-
-def _not_measured_yet(expression: str, references: list[dict]) -> bool:
-    """The expression names a kind and a row that kind's reference lists as not measured yet: the
-    page cannot quote it until a run has it (test_every_figure_renders fails if it does)."""
-    quoted = re.findall(r'"([^"]+)"', expression)
-    by_kind = {kind(r["machine"]): r for r in references}
-    return bool(quoted) and quoted[0] in by_kind and any(
-        row_id not in {row["id"] for row in by_kind[quoted[0]]["results"]} and lacks(by_kind[quoted[0]], row_id)
-        for row_id in quoted[1:])
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -79,8 +68,6 @@ def test_every_figure_follows_its_reference(page):
     changed = environment(Figures(_scaled(references, 1.37), _lang(page)))
     turned = environment(Figures(references, _lang(page), releases=_flipped(records)))
     for expression in TEMPLATE.findall((DOCS / page).read_text()):
-        if _not_measured_yet(expression, references):  # the page says so in its {% else %} until a run has it
-            continue
         inner = expression.strip("{} \n")
         if PINNED.match(inner):
             assert now.from_string(expression).render() == pins()[PINNED.match(inner).group(1)]

@@ -145,10 +145,5 @@ def test_every_benchmark_name_has_a_chinese_name():
     used |= set(techniques().values()) | set(when().values())
     names = zh_names()
     assert not used - set(names), f"add Chinese names to bench/names.zh.json for: {sorted(used - set(names))}"
-    # a label of rows a reference lists as not measured yet (added to the benchmark after its run)
-    from bench.core import slug
-    from bench.references import unmeasured
-    pending = {n for n in names if any(row_id.endswith("/" + slug(n)) for reference in load_all()
-                                       for row_id in unmeasured(reference))}
-    assert not set(names) - used - pending, f"names nothing uses any more: {sorted(set(names) - used - pending)}"
+    assert not set(names) - used, f"names nothing uses any more: {sorted(set(names) - used)}"
     assert all(names.values()), "an empty name"
