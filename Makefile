@@ -1,10 +1,10 @@
 # One command each: `make site` (set up + build), `make serve`, `make test`, `make test-fast`, `make bench`,
-# `make test-torch TORCH=2.15.0`.
+# `make test-torch TORCH=2.15.0`, `make bench-torch TORCH=2.15.0`.
 export NO_MKDOCS_2_WARNING := 1
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup site serve test test-fast test-torch bench
+.PHONY: setup site serve test test-fast test-torch bench bench-torch
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt
@@ -34,3 +34,9 @@ test-torch: setup
 
 bench: setup
 	$(PY) -m bench --full
+
+# What an upgrade does to speed: the benchmark under the pinned torch and under TORCH, techniques
+# by turns, on this machine (bench/releases.py); writes bench/references/releases/<kind>.json.
+bench-torch: setup
+	@test -n "$(TORCH)" || { echo "usage: make bench-torch TORCH=2.15.0 [BENCH_OVERWRITE=1]" >&2; exit 2; }
+	$(PY) -m bench.releases $(TORCH) $(if $(BENCH_OVERWRITE),--overwrite)

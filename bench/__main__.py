@@ -92,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine.describe(),
         "techniques": {name: titles[name] for name in args.techniques},
         "results": session.rows,
+        "not_run": session.not_run,
     }
     out = path_for(results["machine"]) if args.update_reference else args.out
     out.write_text(json.dumps(results, indent=1) + "\n")

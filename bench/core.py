@@ -61,6 +61,7 @@ class Session:
         self.min_run_time = 0.01 if quick else 0.6
         self.technique = ""
         self.rows: list[dict] = []
+        self.not_run: dict[str, str] = {}  # row id: why this run has no such row (no native bf16, ...)
         self.measurements: list[Measurement] = []
 
     def pick(self, quick, full):
@@ -110,6 +111,10 @@ class Session:
         """A metric that is not a Timer duration: images/s, MB, peak RSS, a count."""
         return self._add(group, label, value, unit, baseline=baseline, higher_is_better=higher_is_better,
                          spread=spread, runs=runs, params=params or {})
+
+    def skip(self, group: str, label: str, reason: str) -> None:
+        """A row this run did not measure, and why: a reference then states it (bench.references.lacks)."""
+        self.not_run[row_id(self.technique, group, label)] = re.sub(r"^not run: ", "", reason)
 
     def _add(self, group, label, value, unit, *, baseline, higher_is_better, spread, runs, params):
         row = {"id": row_id(self.technique, group, label),

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import statistics
 
 import jinja2
 
 from bench.cases import pages, recommended, techniques, when
-from bench.references import release_key
 from bench.compare import by_id, fmt_ratio, fmt_value
 from bench.machine import kind, kind_order, kind_title
-from bench.references import load_all, load_releases, pins
+from bench.references import PROBE, load_all, load_releases, load_upgrades, pins, release_key, timed_rows
 
 # A ratio within 5% of 1 is "even": two runs of one row on these shared 2-core VMs differ by that much.
 EVEN = 0.05
@@ -51,6 +51,11 @@ class FigureError(KeyError):
         return self.args[0]
 
 
+def coarse_ratio(ratio: float) -> str:
+    """A factor of ten or more without decimals (205×), a smaller one as fmt_ratio writes it."""
+    return f"{ratio:.0f}×" if ratio >= 10 else fmt_ratio(ratio)
+
+
 def outcome(ratio: float) -> str:
     return "paid" if ratio >= 1 + EVEN else "lost" if ratio <= 1 - EVEN else "even"
 
@@ -67,8 +72,10 @@ def combined(outcomes: list[str]) -> str:
 class Figures:
     """The references as the pages quote them, in one language ("en" or "zh")."""
 
-    def __init__(self, references: list[dict] | None = None, lang: str = "en", releases: list[dict] | None = None):
+    def __init__(self, references: list[dict] | None = None, lang: str = "en", releases: list[dict] | None = None,
+                 upgrades: dict[str, dict] | None = None):
         self.releases = load_releases() if releases is None else releases
+        self.upgrades = load_upgrades() if upgrades is None else upgrades
         references = sorted(load_all() if references is None else references, key=lambda r: kind_order(r["machine"]))
         self.references = {kind(r["machine"]): r for r in references}
         self.rows = {k: by_id(r) for k, r in self.references.items()}
@@ -453,6 +460,156 @@ class Figures:
         lines = ["| " + " | ".join(heads) + " |", "|---|---|---|---|---|"]
         return "\n".join(lines + [line for _, line in sorted(rows, key=lambda r: release_key(r[0]))])
 
+    # --- what an upgrade does to speed (bench/releases.py: make bench-torch) --------------------
+    def _upgrade(self, kind_: str) -> dict:
+        if kind_ not in self.upgrades:
+            raise FigureError(f"no upgrade comparison of kind {kind_!r} (have {', '.join(self.upgrades) or 'none'})")
+        return self.upgrades[kind_]
+
+    def _upgrade_rows(self, kind_: str, technique: str | None = None) -> list[dict]:
+        """The timed rows (durations and rates, not sizes) measured under both releases."""
+        return timed_rows(self._upgrade(kind_), technique)
+
+    def _factors(self, kind_: str, technique: str | None = None) -> list[float]:
+        return sorted(r["faster"] for r in self._upgrade_rows(kind_, technique))
+
+    def _upgrade_verdict(self, kind_: str) -> str:
+        """How the other release compares with the pinned one over every timed row: by the median factor."""
+        data = self._upgrade(kind_)
+        said = outcome(statistics.median(self._factors(kind_)))
+        pinned = f"torch {data['pinned']}"
+        return {"paid": (f"faster than {pinned}", f"比 {pinned} 快"),
+                "lost": (f"slower than {pinned}", f"比 {pinned} 慢"),
+                "even": (f"as fast as {pinned} (within 5%)", f"与 {pinned} 一样快（相差不到 5%）")}[said][self.lang == "zh"]
+
+    def _span(self, factors: list[float]) -> str:
+        return f"{fmt_ratio(factors[0])} 至 {fmt_ratio(factors[-1])}" if self.lang == "zh" else \
+            f"{fmt_ratio(factors[0])} to {fmt_ratio(factors[-1])}"
+
+    def upgrade_summary(self) -> str:
+        """Per CPU kind with a comparison: the verdict over every timed row, the runtimes' rows as
+        the run's noise (their timed loop runs no torch), the table per technique, the case study's
+        steps and the fp16 probe."""
+        zh = self.lang == "zh"
+        parts = []
+        for kind_, data in self.upgrades.items():
+            factors = self._factors(kind_)
+            control = sorted(r["faster"] for r in self._upgrade_rows(kind_, "case_study")
+                             if "other runtime" in r["label"])
+            machine, release = kind_title(data["machine"]), data["release"]
+            if zh:
+                text = (f"在 {machine} 机器上，torch {release} 跑基准测试的 {len(factors)} 个计时行，"
+                        f"{self._upgrade_verdict(kind_)}：中位数 {fmt_ratio(statistics.median(factors))}"
+                        f"（大于 1× 即更快），范围 {self._span(factors)}。")
+                if control:
+                    text += (f"ONNX Runtime 和 OpenVINO 的行计时的循环里没有 torch，它们的倍数（{self._span(control)}）"
+                             f"就是这次运行本身的噪声。")
+            else:
+                text = (f"On the {machine} machine, torch {release} ran the benchmark's {len(factors)} timed rows "
+                        f"{self._upgrade_verdict(kind_)}: median {fmt_ratio(statistics.median(factors))} "
+                        f"(above 1× is faster), from {self._span(factors)}.")
+                if control:
+                    text += (f" The ONNX Runtime and OpenVINO rows, whose timed loop runs no torch, moved by "
+                             f"{self._span(control)}: that is the run's own noise.")
+            for release_, borrowed in data["borrowed"].items():
+                text += (f"torch {release_} 没有能装上的配套 torchvision，所以两个版本用的都是锁定的 torchvision "
+                         f"{borrowed['torchvision']}（不带依赖安装）。" if zh else
+                         f" No torchvision paired with torch {release_} installs, so both releases ran the pinned "
+                         f"torchvision {borrowed['torchvision']} (installed without its dependencies).")
+            parts += [text, self.upgrade_table(kind_),
+                      "案例研究的各个步骤：" if zh else "The case study's steps:", self.upgrade_steps(kind_),
+                      self.upgrade_probe(kind_)]
+        if not parts:
+            raise FigureError("no upgrade comparison (bench/references/releases/): run make bench-torch TORCH=<release>")
+        return "\n\n".join(parts)
+
+    def upgrade_table(self, kind_: str) -> str:
+        """Per technique: how many timed rows, the median factor and the slowest and fastest."""
+        zh = self.lang == "zh"
+        data = self._upgrade(kind_)
+        heads = (["技术", "计时行数", "中位数", "最慢", "最快"] if zh else
+                 ["technique", "timed rows", "median", "slowest", "fastest"])
+        lines = ["| " + " | ".join(heads) + " |", "|---|---:|---:|---:|---:|"]
+        for technique, title in data["techniques"].items():
+            rows = self._upgrade_rows(kind_, technique)
+            if not rows:
+                continue
+            factors = self._factors(kind_, technique)
+            link = f"[{self._label(title)}]({pages()[technique]})" if technique in pages() else self._label(title)
+            lines.append(f"| {link} | {len(rows)} | {fmt_ratio(statistics.median(factors))} | "
+                         f"{fmt_ratio(factors[0])} | {fmt_ratio(factors[-1])} |")
+        return "\n".join(lines)
+
+    def upgrade_steps(self, kind_: str) -> str:
+        """The case study's steps, one column per measure: the factor of each."""
+        rows = self._upgrade_rows(kind_, "case_study")
+        groups = list(dict.fromkeys(r["group"] for r in rows))
+        labels = list(dict.fromkeys(r["label"] for r in rows))
+        cells = {(r["group"], r["label"]): r["faster"] for r in rows}
+        lines = ["| " + ("步骤" if self.lang == "zh" else "step") + " | "
+                 + " | ".join(self._label(g) for g in groups) + " |",
+                 "|---|" + "---:|" * len(groups)]
+        for label in labels:
+            lines.append(f"| {self._label(label)} | "
+                         + " | ".join(fmt_ratio(cells.get((g, label))) for g in groups) + " |")
+        return "\n".join(lines)
+
+    def _probe(self, kind_: str) -> dict[str, dict[str, dict]]:
+        """{release: {row id: {"median": …, "onednn": …}}} of the fp16 matmul probe, every release it ran on."""
+        data = self._upgrade(kind_)
+        found: dict[str, dict[str, dict]] = {}
+        for r in data["results"]:
+            if r["technique"] == PROBE:
+                for release in (data["pinned"], r["release"]):
+                    found.setdefault(release, {})[r["id"]] = {"median": r[release],
+                                                              "onednn": r["params_by_release"][release].get("onednn")}
+        if not found:
+            raise FigureError(f"the {kind_} upgrade comparison has no {PROBE} probe")
+        return dict(sorted(found.items(), key=lambda f: release_key(f[0])))
+
+    def fp16_cost(self, kind_: str, release: str, where: str = "all-cores") -> float:
+        """How many times fp32's time an fp16 matmul took on one release."""
+        rows = self._probe(kind_).get(release)
+        if rows is None:
+            raise FigureError(f"the {kind_} probe did not run on torch {release}")
+        return rows[f"{PROBE}/matmul-1024-{where}/fp16"]["median"] / rows[f"{PROBE}/matmul-1024-{where}/fp32"]["median"]
+
+    def fp16_kernel(self, kind_: str, release: str) -> str | None:
+        """The oneDNN implementation that ran the fp16 matmul on one release (None: not oneDNN)."""
+        return self._probe(kind_)[release][f"{PROBE}/matmul-1024-1-thread/fp16"]["onednn"]
+
+    def upgrade_probe(self, kind_: str) -> str:
+        """One sentence: fp16 matmul's time against fp32's on each release, which oneDNN kernel ran
+        it, and whether torch 2.14's fall to oneDNN's reference kernel (pytorch#193951) shows:
+        "ref:any" on 2.14, or fp16 ten times slower, relative to fp32, than on the release before."""
+        zh = self.lang == "zh"
+        releases = list(self._probe(kind_))
+        costs = {r: self.fp16_cost(kind_, r) for r in releases}
+        kernels = {r: self.fp16_kernel(kind_, r) for r in releases}
+        before = [r for r in releases if release_key(r) < (2, 14)]
+        after = [r for r in releases if (2, 14) <= release_key(r) < (2, 15)]
+        if not before or not after:
+            raise FigureError(f"the {kind_} probe needs a release before 2.14 and a 2.14 one, has {', '.join(releases)}")
+        shows = kernels[after[0]] == "ref:any" or costs[after[0]] >= 10 * costs[before[-1]]
+        if zh:
+            text = ("1024 × 1024 的 fp16 矩阵乘法（全部核心）的用时是 fp32 的 "
+                    + self._and([f"{coarse_ratio(costs[r])}（torch {r}）" for r in releases]) + "；")
+            if not any(kernels.values()):
+                text += "在这些版本上 torch 都没有把它交给 oneDNN（`ONEDNN_VERBOSE=1` 没有记录任何矩阵乘法），"
+            else:
+                text += "oneDNN 运行它用的是 " + self._and([f"`{kernels[r] or '（不是 oneDNN）'}`（torch {r}）"
+                                                        for r in releases]) + "，"
+            return text + ("2.14 的退化在这台机器上出现了。" if shows else "2.14 的退化在这台机器上没有出现。")
+        text = ("A 1024 × 1024 fp16 matmul (all cores) took " + coarse_ratio(costs[releases[0]]) + " as long as fp32 on torch "
+                + releases[0] + ", " + self._and([f"{coarse_ratio(costs[r])} on torch {r}" for r in releases[1:]]) + "; ")
+        if not any(kernels.values()):
+            text += "torch handed it to oneDNN on none of them (`ONEDNN_VERBOSE=1` logs no matmul), and "
+        else:
+            text += "oneDNN ran it with " + self._and([f"`{kernels[r] or '(not oneDNN)'}` on torch {r}"
+                                                      for r in releases]) + ", and "
+        return text + ("the 2.14 slow-down shows on this machine." if shows else
+                       "the 2.14 slow-down does not show on this machine.")
+
     def _elsewhere(self, kind_: str, pattern: str) -> bool:
         return any(pattern.startswith(prefix) for prefix in self.references[kind_].get("elsewhere", {}))
 
@@ -461,7 +618,8 @@ class Figures:
         return {name: getattr(self, name) for name in
                 ("ratio", "times", "between", "value", "param", "verdicts", "steps",
                  "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
-                 "pinned", "release_check", "holds_on", "releases_table")}
+                 "pinned", "release_check", "holds_on", "releases_table",
+                 "upgrade_summary")}
 
 
 def environment(figures: Figures) -> jinja2.Environment:

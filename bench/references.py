@@ -12,6 +12,10 @@ FOLDER = Path(__file__).with_name("references")
 ROOT = FOLDER.parents[1]
 # What tests/releases.py (make test-torch) found on other torch releases: torch-<release>.json
 RELEASES = ROOT / "docs" / "outputs" / "releases"
+# What an upgrade does to speed on a CPU kind (bench/releases.py: make bench-torch): releases/<kind>.json
+UPGRADES = FOLDER / "releases"
+# Its probe of pytorch/pytorch#193951 (fp16 matmul on torch 2.14): the technique of the probe's rows
+PROBE = "pytorch-193951"
 
 
 def pins() -> dict[str, str]:
@@ -34,6 +38,20 @@ def load_releases(folder: Path = RELEASES) -> list[dict]:
     return sorted(found, key=lambda r: release_key(r["asked"]))
 
 
+def load_upgrades(folder: Path = UPGRADES) -> dict[str, dict]:
+    """The upgrade comparisons, by CPU kind."""
+    found = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+    return {kind(r["machine"]): r for r in sorted(found, key=lambda r: kind_order(r["machine"]))}
+
+
+def timed_rows(upgrade: dict, technique: str | None = None) -> list[dict]:
+    """An upgrade comparison's timed rows (durations and rates, not sizes or counts; the probe
+    apart), measured under both releases: what its verdict and spans are taken over."""
+    return [r for r in upgrade["results"] if r["release"] == upgrade["release"] and r["faster"]
+            and r["unit"] in ("s", "samples/s", "GFLOP/s") and r["technique"] != PROBE
+            and (technique is None or r["technique"] == technique)]
+
+
 def path_for(machine: dict) -> Path:
     return FOLDER / f"{kind(machine)}.json"
 
@@ -46,9 +64,10 @@ def load_all(folder: Path = FOLDER) -> list[dict]:
 
 def unmeasured(reference: dict) -> dict[str, str]:
     """What a reference lacks on purpose, by technique, row-id prefix or row id, with the reason:
-    "withdrawn" (measured with a harness since found wrong, and removed) and "not_measured"
-    (rows added to the benchmark after this run, on a CPU kind no session has had since)."""
-    return {**reference.get("withdrawn", {}), **reference.get("not_measured", {})}
+    "withdrawn" (measured with a harness since found wrong, and removed), "not_measured" (rows
+    added to the benchmark after this run, on a CPU kind no session has had since) and "not_run"
+    (rows the run itself skipped on this CPU, e.g. bf16 steps without native bf16)."""
+    return {**reference.get("withdrawn", {}), **reference.get("not_measured", {}), **reference.get("not_run", {})}
 
 
 def lacks(reference: dict, row_id: str) -> str | None:

@@ -29,17 +29,15 @@ from pathlib import Path
 
 from bench import references
 from bench.machine import this_kind
+# the venv is built as make bench-torch builds it (tests monkeypatch build and runs_torch here)
+from bench.releases import VENVS, VERSION, build, last_error, runs_torch, shown
 from tests.snippets import mask
 
 ROOT = Path(__file__).resolve().parents[1]
-VENVS = ROOT / ".venv-torch"
 # The oldest torch the site supports: torchao 0.18 (pinned; the quantisation steps use it) loads
 # its CPU kernels only on torch >= 2.11 (torchao/__init__.py), so 2.11.0 is the oldest release
 # on which every page's code path exists as the page shows it.
 OLDEST = "2.11.0"
-# The packages whose release goes with torch's: torchvision 0.(minor + 15) pairs with torch 2.minor.
-PAIRED = ("torch", "torchvision", "torchao")
-VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 # What a release test runs, named in its source: a snippet, or one of the article's examples
 RUNS = re.compile(r"\b(?:run|run_shared|run_here|run_isolated|load_snippet)\(\s*\"(\w+)\"")
 ARTICLE_RUNS = re.compile(r"\brun_article\(\s*\"(\w+)\"")
@@ -84,66 +82,6 @@ def needs(item, package: str) -> bool:
     texts += [p.read_text() for p in sources(item) if p.suffix == ".py"]
     pattern = re.compile(rf"^\s*(?:import|from)\s+{package}\b", re.M)
     return any(pattern.search(text) for text in texts)
-
-
-# --- building the venv ---------------------------------------------------------------------------
-def pip(venv: Path, *args: str) -> subprocess.CompletedProcess:
-    """pip in the release's venv, without pip's configuration files: a site-wide constraint that
-    caps torch would otherwise turn the release asked for into another one, or into an error."""
-    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
-    env.pop("PIP_CONSTRAINT", None)
-    return subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *args],
-                          env=env, capture_output=True, text=True)
-
-
-def last_error(done: subprocess.CompletedProcess) -> str:
-    lines = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("ERROR")]
-    return re.sub(r"\s*\(from versions:.*?\)", "", (errors or lines or ["pip failed"])[0])
-
-
-def build(release: str) -> tuple[Path, dict[str, str], dict[str, str]]:
-    """The venv for one torch release: returns it, what was installed ({package: version}) and
-    what was not ({package: why})."""
-    venv = VENVS / release
-    pins = references.pins()
-    if not (venv / "bin" / "python").is_file():
-        subprocess.run(["python3", "-m", "venv", str(venv)], check=True)
-    rest = [line for line in (ROOT / "requirements.txt").read_text().splitlines()
-            if not re.match(rf"^({'|'.join(PAIRED)})\b", line.strip())]
-    requirements = venv / "requirements-rest.txt"
-    requirements.write_text("\n".join(rest) + "\n")
-    constraint = venv / "constraint.txt"
-    constraint.write_text(f"torch=={release}\n")
-    print(f"installing torch=={release} and the site's other requirements into {shown(venv)} ...", flush=True)
-    done = pip(venv, "-c", str(constraint), f"torch=={release}", "-r", str(requirements))
-    if done.returncode != 0:
-        sys.exit(f"torch {release} did not install: {last_error(done)}")
-    missing = {}
-    vision = f"0.{int(release.split('.')[1]) + 15}"
-    done = pip(venv, "-c", str(constraint), f"torchvision=={vision}.*")
-    if done.returncode != 0:
-        missing["torchvision"] = (f"no torchvision {vision}.x (the release paired with torch {release}) installs: "
-                                  f"{last_error(done)}")
-    done = pip(venv, "--no-deps", f"torchao=={pins['torchao']}")
-    if done.returncode != 0:
-        missing["torchao"] = f"torchao {pins['torchao']} did not install: {last_error(done)}"
-    installed = json.loads(subprocess.run(
-        [str(venv / "bin" / "python"), "-c",
-         "import importlib.metadata as m, json\n"
-         f"print(json.dumps({{p: m.version(p) for p in {list(PAIRED)!r} "
-         "if any(d.metadata['Name'].lower() == p for d in m.distributions())}))"],
-        capture_output=True, text=True, check=True).stdout)
-    return venv, installed, missing
-
-
-def shown(path: Path) -> str:
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
-def runs_torch(venv: Path) -> str:
-    return subprocess.run([str(venv / "bin" / "python"), "-c", "import torch; print(torch.__version__)"],
-                          capture_output=True, text=True, check=True).stdout.strip()
 
 
 def torchao_note(venv: Path) -> str | None:

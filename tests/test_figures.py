@@ -9,7 +9,8 @@ import zlib
 import pytest
 
 from bench.figures import Figures, environment, render, typed_figures
-from bench.references import load_all, load_releases, pins
+from bench.references import load_all, load_releases, load_upgrades, pins
+from tests.releases import OLDEST
 from tests.snippets import DOCS
 
 PAGES = sorted(p.name for p in DOCS.glob("*.md"))
@@ -53,6 +54,21 @@ def _flipped(records: list[dict]) -> list[dict]:
     return out
 
 
+def _scaled_upgrades(upgrades: dict[str, dict], factor: float) -> dict[str, dict]:
+    """The upgrade comparisons with every row's factor scaled, each by its own power of factor (the
+    other release's median moved to match), so that a span or a probe's cost changes too."""
+    out = copy.deepcopy(upgrades)
+    for data in out.values():
+        for row in data["results"]:
+            factor_ = factor ** (1 + zlib.crc32(row["id"].encode()) % 5)
+            if row["faster"]:
+                row["faster"] *= factor_
+                row[row["release"]] *= factor_ if row["higher_is_better"] else 1 / factor_
+    return out
+
+
+# Template functions over the upgrade comparisons (bench/releases.py), not the references
+UPGRADE_FUNCTIONS = re.compile(r"^\s*upgrade_summary\(")
 # Template functions over the torch-release records (tests/releases.py), not the references
 RELEASE_FUNCTIONS = re.compile(r"^\s*(release_check|holds_on|releases_table)\(")
 PINNED = re.compile(r'^\s*pinned\("([\w-]+)"\)\s*$')
@@ -67,10 +83,15 @@ def test_every_figure_follows_its_reference(page):
     now = environment(Figures(references, _lang(page)))
     changed = environment(Figures(_scaled(references, 1.37), _lang(page)))
     turned = environment(Figures(references, _lang(page), releases=_flipped(records)))
+    upgraded = environment(Figures(references, _lang(page), upgrades=_scaled_upgrades(load_upgrades(), 1.37)))
     for expression in TEMPLATE.findall((DOCS / page).read_text()):
         inner = expression.strip("{} \n")
         if PINNED.match(inner):
             assert now.from_string(expression).render() == pins()[PINNED.match(inner).group(1)]
+            continue
+        if UPGRADE_FUNCTIONS.match(inner):
+            before, after = now.from_string(expression).render(), upgraded.from_string(expression).render()
+            assert before != after, f"{page}: {expression} does not follow the upgrade comparisons"
             continue
         if RELEASE_FUNCTIONS.match(inner):
             before, after = now.from_string(expression).render(), turned.from_string(expression).render()
@@ -111,3 +132,36 @@ def test_no_more_figures_typed_into_prose(lang):
         f"{total} figures typed into the {lang} prose (at most {TYPED_AT_MOST[lang]}): "
         f"{ {p: f for p, f in found.items() if f} }")
 
+
+
+def _with_factors(upgrades: dict[str, dict], faster: float, fp16_on_2_14: float = 1.0) -> dict[str, dict]:
+    """The comparisons with every timed row's factor set to `faster`, and the probe's fp16 matmul on
+    the 2.14 release made fp16_on_2_14 times slower."""
+    out = copy.deepcopy(upgrades)
+    for data in out.values():
+        for row in data["results"]:
+            if row["technique"] == "pytorch-193951":
+                if row["label"] == "fp16":
+                    row[data["pinned"]] *= fp16_on_2_14
+            elif row["faster"]:
+                row["faster"] = faster
+    return out
+
+
+@pytest.mark.parametrize("faster, said", [(1.2, "faster than torch"), (0.8, "slower than torch"),
+                                          (1.02, "as fast as torch")])
+def test_the_upgrade_verdict_follows_the_rows(faster, said):
+    upgrades = load_upgrades()
+    assert upgrades, "no upgrade comparison: run make bench-torch TORCH=2.15.0"
+    text = Figures(upgrades=_with_factors(upgrades, faster)).upgrade_summary()
+    assert said in text, text
+
+
+def test_the_probe_says_whether_the_2_14_slow_down_shows():
+    upgrades = load_upgrades()
+    figures, slowed = Figures(upgrades=upgrades), Figures(upgrades=_with_factors(upgrades, 1.0, fp16_on_2_14=1000))
+    for kind_ in upgrades:
+        before = figures.fp16_cost(kind_, pins()["torch"]) / figures.fp16_cost(kind_, OLDEST)
+        shows = "the 2.14 slow-down shows on this machine" in figures.upgrade_probe(kind_)
+        assert shows == (before >= 10 or figures.fp16_kernel(kind_, pins()["torch"]) == "ref:any")
+        assert "the 2.14 slow-down shows on this machine" in slowed.upgrade_probe(kind_)

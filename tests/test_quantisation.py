@@ -1,6 +1,8 @@
 """The quantisation page: torchao int8 shrinks the model and stays close to fp32; the old
 torch.ao.quantization API is deprecated; the snippet runs clean under -W error and skips without torchao."""
 import re
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -31,6 +33,17 @@ def test_runs_clean_under_deprecation_errors_and_hides_the_import_notice():
     result, _ = run_isolated(NAME)  # -W error::DeprecationWarning among its conditions
     assert result.returncode == 0, result.stderr
     assert "KernelPreference" not in result.stderr  # torchao's import-time log record, silenced
+
+
+@pytest.mark.release
+def test_importing_torchao_logs_a_kernel_preference_notice():
+    """The page's note: importing torchao prints a log record about KernelPreference and
+    register_constant (in a fresh process: the import happens once)."""
+    pytest.importorskip("torchao")
+    done = subprocess.run([sys.executable, "-c", "import torchao"], capture_output=True, text=True, env=clean_env())
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"torch/utils/_pytree\.py:\d+\] <enum 'KernelPreference'> is an Enum subclass.*"
+                     r"Calling register_constant\(\) on Enum subclasses is deprecated", done.stderr), done.stderr
 
 
 @pytest.mark.release

@@ -84,3 +84,59 @@ def test_a_venv_that_runs_another_torch_is_not_recorded(tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="runs torch 2.14.1\\+cu130, not 2.15.0"):
         releases.main(["2.15.0", "--overwrite"])
     assert not list(tmp_path.iterdir())
+
+
+# --- what an upgrade does to speed (bench/releases.py: make bench-torch) --------------------------
+def _row(row_id: str, median: float, higher_is_better: bool = False, unit: str = "s") -> dict:
+    technique, group, label = row_id.split("/")
+    return {"id": row_id, "technique": technique, "group": group, "label": label, "unit": unit,
+            "higher_is_better": higher_is_better, "params": {}, "median": median}
+
+
+def test_upgrade_rows_take_each_releases_median_over_its_rounds_and_say_which_is_faster():
+    from bench.releases import combine
+    runs = {"2.14.1": [[_row("t/g/a", 2.0), _row("t/g/rate", 100.0, True, "samples/s")],
+                       [_row("t/g/a", 4.0), _row("t/g/rate", 300.0, True, "samples/s")],
+                       [_row("t/g/a", 3.0), _row("t/g/rate", 200.0, True, "samples/s")]],
+            "2.15.0": [[_row("t/g/a", 1.0), _row("t/g/rate", 100.0, True, "samples/s"), _row("t/g/new", 1.0)]]}
+    rows = {r["id"]: r for r in combine(runs, "2.14.1", "2.15.0")}
+    assert set(rows) == {"t/g/a", "t/g/rate"}, "a row measured under one release only has no factor"
+    assert rows["t/g/a"]["2.14.1"] == 3.0 and rows["t/g/a"]["faster"] == 3.0  # a time: 3 s -> 1 s is 3x faster
+    assert rows["t/g/rate"]["faster"] == 0.5  # a rate: 200 -> 100 samples/s is half as fast
+    assert rows["t/g/a"]["rounds"] == {"2.14.1": [2.0, 4.0, 3.0], "2.15.0": [1.0]}
+
+
+@pytest.mark.parametrize("args, message", [
+    ([pins()["torch"]], "is the pinned torch"),
+    (["2.15"], "is not a release number like 2.15.0"),
+    (["2.15.0", "--only", "nothing"], "unknown technique(s) nothing"),
+    (["2.15.0", "--probe-only", "2.11"], "--probe-only: '2.11' is not a release number"),
+    (["2.15.0", "--rounds", "0"], "--rounds must be >= 1"),
+])
+def test_bad_upgrade_comparison_is_refused(args, message):
+    done = subprocess.run([sys.executable, "-m", "bench.releases", *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+
+
+def test_an_upgrade_comparison_is_not_replaced_without_asking(tmp_path, monkeypatch):
+    from bench import machine
+    from bench import releases as upgrade
+    monkeypatch.setattr(upgrade, "FOLDER", tmp_path)
+    (tmp_path / f"{machine.this_kind()}.json").write_text("kept")
+    monkeypatch.setattr(sys, "stdin", open("/dev/null"))
+    with pytest.raises(SystemExit, match="exists: pass --overwrite"):
+        upgrade.main(["2.15.0"])
+    assert (tmp_path / f"{machine.this_kind()}.json").read_text() == "kept"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "bench" / "references" / "releases").glob("*.json")),
+                         ids=lambda p: p.stem)
+def test_upgrade_comparison_ran_the_releases_it_names(path):
+    from bench.machine import kind
+    data = json.loads(path.read_text())
+    assert path.stem == kind(data["machine"])
+    assert data["pinned"] == pins()["torch"], "compared with another torch than the pinned one: run make bench-torch again"
+    for release, found in data["versions"].items():
+        assert found["torch"].split("+")[0] == release
+    assert {r["release"] for r in data["results"]} <= {data["release"], *data["probe_only"]}
+    assert all(len(r["rounds"][data["pinned"]]) == data["rounds"][r["technique"]] for r in data["results"])

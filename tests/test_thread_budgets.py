@@ -135,6 +135,7 @@ def _new_os_threads(out: str, how: str) -> int:
     return int(re.search(rf"^3 Python threads running matmuls with {re.escape(how)}: (\d+) more OS threads", out, re.M).group(1))
 
 
+@pytest.mark.release
 def test_python_threads_need_init_num_threads_once_they_ran_torch():
     default = fresh_default_threads()
     asked = default + 1

@@ -68,6 +68,10 @@ def run(session) -> None:
         rows = case.measure_steps(quick=session.quick, log=lambda line: None, model_name=model,
                                   peers=peers(case.native_bf16()) if with_peers else None)
         record(session, case, rows, throughput, latency)
+        for row, (_, precision, _) in (PEERS.items() if with_peers and not case.native_bf16() else ()):
+            if precision == "bf16":  # peers() leaves it out
+                for group in (throughput, latency):
+                    session.skip(group, label(row, 0), "not run: no native bf16")
     training = load_snippet("case_study_training")
     target, rows = training.measure_steps(quick=session.quick, log=lambda line: None)
     record_training(session, training, target, rows)
@@ -84,6 +88,10 @@ def record_training(session, training, target: float, rows: list[dict]) -> None:
     steps = {row["step"]: round(4.5 + 0.1 * training.SIDE_ROWS.index(row["step"]), 1)
              for row in rows if row["step"] in training.SIDE_ROWS}
     control = next((r for r in rows if r["step"] == "glibc_fresh" and not r["not_run"]), None)
+    for row in [r for r in rows if r["not_run"]]:
+        on_path = row["step"] in training.STEPS
+        session.skip(TRAINING, f"training: {training.STEPS.index(row['step']) + 1} {row['step'].replace('_', ' ')}"
+                     if on_path else f"training: {TRAINING_SIDE[row['step']]} (side row)", row["not_run"])
     for row in [r for r in rows if not r["not_run"] and r["seconds"] is not None]:
         on_path = row["step"] in training.STEPS
         index = training.STEPS.index(row["step"]) + 1 if on_path else 0
@@ -105,6 +113,10 @@ def record(session, case, rows: list[dict], throughput: str, latency: str) -> No
     cores = machine.usable_cores()
     peaks = (machine.peaks(cores) or ({}, None))[0]
     speed = {r["step"]: r["items_per_s"] for r in rows if r["run"]}
+    for row in [r for r in rows if not r["run"] and r["reason"]]:
+        index = case.STEPS.index(row["step"]) + 1 if row["step"] in case.STEPS else 0
+        for group in (throughput, latency):
+            session.skip(group, label(row["step"], index), row["reason"])
     for row in [r for r in rows if r["run"]]:
         index = case.STEPS.index(row["step"]) + 1 if row["step"] in case.STEPS else 0
         # int8 is the other low precision after step 5: on the path only where it beats bf16 (or,
