@@ -267,12 +267,14 @@ def fenced_blocks(markdown_text: str) -> list[SourceBlock]:
 
 
 def expected_code_blocks(page_url: str) -> list[SourceBlock] | None:
-    """What each copy button of a page must copy, in page order; None for pages whose
-    source is not markdown (the notebook)."""
+    """What each copy button of a page must copy, in page order ({{ pinned("torch") }} and the
+    other template functions filled in); None for pages whose source is not markdown (the notebook)."""
     source = page_source(page_url)
     if source is None or source.suffix != ".md":
         return None
-    return fenced_blocks(expand_includes(source.read_text(encoding="utf-8")))
+    from bench.figures import render  # the figures and pins the site fills in, as the build does
+    text = render(source.read_text(encoding="utf-8"), "zh" if source.name.endswith(".zh.md") else "en")
+    return fenced_blocks(expand_includes(text))
 
 
 _ANNOTATION_BANG = re.compile(r"[ \t]*(#|//)[ \t]*\(\d+\)![ \t]*$")
