@@ -78,6 +78,17 @@ def test_quick_run_rows_line_up_with_every_reference(quick_run):
         assert not missing, f"quick-run rows that {kind(reference['machine'])} lacks: {missing}"
 
 
+def test_the_run_names_the_rows_it_did_not_run_and_why(quick_run):
+    """What a run skips is in its results file with the reason (a reference states it on the results
+    pages, and the line-up above accepts it): in --quick, on every CPU, the compiled steps."""
+    _, results, _ = quick_run
+    skipped = results["not_run"]
+    assert skipped["case_study/training-time-to-the-naive-loop-s-held-out-accuracy/training-compile-side-row"] \
+        == "--quick: no compilation", skipped
+    assert skipped["case_study/resnet-50-throughput-all-cores/5-compile"] == "not run in --quick", skipped
+    assert not set(skipped) & {row["id"] for row in results["results"]}, "a row both measured and not run"
+
+
 def test_an_unknown_cpu_model_changes_no_row_id(quick_run, tmp_path):
     """On a cloud VM that hides the SKU the vectorise case (the one whose rows depend on the peak)
     records the same row ids as here, and a peak per precision: labels and values may change,

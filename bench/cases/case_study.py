@@ -81,6 +81,13 @@ def run(session) -> None:
 TRAINING_SIDE = {"compile": "compile", "glibc_fresh": "glibc, fresh process", "tcmalloc": "tcmalloc, fresh process"}
 
 
+def training_label(training, step: str) -> str:
+    """'training: 4 channels last' for a step on the path, 'training: compile (side row)' for a side row."""
+    if step in training.STEPS:
+        return f"training: {training.STEPS.index(step) + 1} {step.replace('_', ' ')}"
+    return f"training: {TRAINING_SIDE[step]} (side row)"
+
+
 def record_training(session, training, target: float, rows: list[dict]) -> None:
     """One row per step that reached the target: seconds of training (accuracy checks not timed),
     the median over the runs; a side row sits after step 4, which it is tried on. tcmalloc is
@@ -89,9 +96,7 @@ def record_training(session, training, target: float, rows: list[dict]) -> None:
              for row in rows if row["step"] in training.SIDE_ROWS}
     control = next((r for r in rows if r["step"] == "glibc_fresh" and not r["not_run"]), None)
     for row in [r for r in rows if r["not_run"]]:
-        on_path = row["step"] in training.STEPS
-        session.skip(TRAINING, f"training: {training.STEPS.index(row['step']) + 1} {row['step'].replace('_', ' ')}"
-                     if on_path else f"training: {TRAINING_SIDE[row['step']]} (side row)", row["not_run"])
+        session.skip(TRAINING, training_label(training, row["step"]), row["not_run"])
     for row in [r for r in rows if not r["not_run"] and r["seconds"] is not None]:
         on_path = row["step"] in training.STEPS
         index = training.STEPS.index(row["step"]) + 1 if on_path else 0
@@ -103,9 +108,7 @@ def record_training(session, training, target: float, rows: list[dict]) -> None:
             params["allocator"] = row["allocator"]
         if row["step"] == "tcmalloc" and control and control["seconds"] is not None:
             params["compared_step"] = steps["glibc_fresh"]
-        label = (f"training: {index} {row['step'].replace('_', ' ')}" if on_path
-                 else f"training: {TRAINING_SIDE[row['step']]} (side row)")
-        session.record(TRAINING, label, row["seconds"], "s", baseline=row["step"] == "naive", params=params,
+        session.record(TRAINING, training_label(training, row["step"]), row["seconds"], "s", baseline=row["step"] == "naive", params=params,
                        spread=summarise(seconds)[1], runs=len(seconds))
 
 
