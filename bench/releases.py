@@ -140,9 +140,9 @@ def onednn_impl(dtype: str) -> str | None:
 
 def probe(session) -> None:
     """A 1024 x 1024 matmul in fp32, bf16 and fp16, one thread and all cores, and which oneDNN
-    kernel runs it: on torch 2.14.0 oneDNN's fp16 matmul fell from its brgemm kernel to its
-    reference one, ~1,400x slower, on AVX-512 CPUs (pytorch/pytorch#193951); fp32 and bf16 were
-    not affected."""
+    kernel runs it: from torch 2.14.0, on CPUs where torch hands fp16 matmuls to oneDNN
+    (AVX512-FP16 or AMX-FP16), oneDNN ran them with its reference kernel (pytorch/pytorch#193951);
+    fp32 and bf16 were not affected. Elsewhere torch runs fp16 in a plain loop of its own."""
     import torch
 
     torch.manual_seed(0)
