@@ -65,7 +65,7 @@ def run(session) -> None:
     for name, model in (("MLP 784-512-512-10", _mlp()), ("CNN 2 conv + 1 linear", _cnn())):
         for threads, where, batch_sizes in ((cores, "all cores", sizes),
                                             (1, "1 thread", session.pick([1, 64], [1, 8, 64]))):
-            if threads == 1 and cores == 1:
+            if where == "1 thread" and cores == 1:  # the all-cores run already is one thread
                 continue
             rows = []
             for size in batch_sizes:
