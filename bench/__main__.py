@@ -26,7 +26,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     parser.add_argument("--update-reference", action="store_true",
                         help="write this CPU kind's reference (bench/references/<kind>.json, e.g. "
-                             "amd-avx2.json); full mode only")
+                             "amd-avx2.json); full mode only; with --only, replace those techniques' "
+                             "rows in the existing reference and keep the rest")
     parser.add_argument("--list", action="store_true", help="list the techniques and exit")
     args = parser.parse_args(argv)
     if args.list:
@@ -37,8 +38,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown technique(s) {', '.join(unknown)}; choose from {', '.join(known)}")
     if args.update_reference:
-        if args.quick or args.only:
-            parser.error("--update-reference needs a full run of every technique (no --quick, no --only)")
+        if args.quick:
+            parser.error("--update-reference needs a full run (no --quick)")
         missing = missing_allocators()
         if missing:  # CI measures their rows: a reference without them fails the row-id test there
             parser.error(f"--update-reference needs every allocator the benchmark compares; install "
@@ -95,6 +96,12 @@ def main(argv: list[str] | None = None) -> int:
         "not_run": session.not_run,
     }
     out = path_for(results["machine"]) if args.update_reference else args.out
+    if args.update_reference and args.only:
+        try:
+            results = merged(json.loads(out.read_text()), results)
+        except (FileNotFoundError, ValueError) as error:
+            print(f"error: --update-reference --only: {error}", file=sys.stderr)
+            return 2
     out.write_text(json.dumps(results, indent=1) + "\n")
 
     Compare(session.measurements).print()
@@ -102,6 +109,33 @@ def main(argv: list[str] | None = None) -> int:
         print(side_by_side(results, load_all()))
     print(f"wrote {out} ({results['seconds']} s)")
     return 0
+
+
+def merged(reference: dict, run: dict) -> dict:
+    """The reference with the run's techniques replaced by what the run measured (their rows,
+    their not-run reasons; what the reference said it lacked of them dropped), and the run
+    noted under "measured_separately". Only on the torch release the reference was measured on."""
+    if reference["machine"]["torch"] != run["machine"]["torch"]:
+        raise ValueError(f"the reference was measured on torch {reference['machine']['torch']}, this run on "
+                         f"{run['machine']['torch']}: one reference, one torch release")
+    names = set(run["techniques"])
+
+    def ours(key: str) -> bool:
+        return key.split("/", 1)[0] in names
+
+    out = dict(reference)
+    out["techniques"] = {**reference["techniques"], **run["techniques"]}
+    out["results"] = [r for r in reference["results"] if r["technique"] not in names] + run["results"]
+    for field in ("not_run", "not_measured", "withdrawn"):
+        kept = {k: v for k, v in reference.get(field, {}).items() if not ours(k)}
+        if field == "not_run":
+            kept.update(run["not_run"])
+        if kept or field in reference:
+            out[field] = kept
+    out["measured_separately"] = {**reference.get("measured_separately", {}),
+                                  **{name: {"created": run["created"], "seconds": run["seconds"],
+                                            "measured_mhz": run["machine"].get("measured_mhz")} for name in names}}
+    return out
 
 
 if __name__ == "__main__":

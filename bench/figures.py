@@ -610,6 +610,44 @@ class Figures:
         return text + ("the 2.14 slow-down shows on this machine." if shows else
                        "the 2.14 slow-down does not show on this machine.")
 
+    def decode_table(self) -> str:
+        """Generating text: each step's batch-1 decode speed and its share of the memory-bandwidth
+        bound (tokens/s ÷ (bandwidth ÷ bytes read per token)), per kind, at one thread and all cores."""
+        heads = {"en": ("Step", "tokens/s (share of the bound)", "1 thread", "all cores", "memory bandwidth"),
+                 "zh": ("步骤", "每秒 token 数（占上限的比例）", "1 线程", "全部核心", "内存带宽")}[self.lang]
+        where = {"1 thread": "1-thread", "all cores": "all-cores"}
+        kinds = [k for k in self.rows if any(i.startswith("generate_text/decode-batch-1-") for i in self.rows[k])]
+        if not kinds:
+            return {"en": "*No reference has measured these rows yet: "
+                          "`python -m bench --full --only generate_text` measures yours.*",
+                    "zh": "*还没有参考结果测过这些行：`python -m bench --full --only generate_text` "
+                          "可以测你的机器。*"}[self.lang]
+        columns = [(k, w) for k in kinds for w in where if f"generate_text/memory-bandwidth-streaming-read-{where[w]}/"
+                   "int32-max-over-a-tensor-larger-than-the-caches" in self.rows[k]]
+        labels: dict[str, tuple[float, str]] = {}
+        for k, w in columns:
+            for row_id, row in self.rows[k].items():
+                if row_id.startswith(f"generate_text/decode-batch-1-{where[w]}/"):
+                    labels[row_id.rsplit("/", 1)[1]] = (row["params"]["step"], row["label"])
+        title = {w: heads[2 + i] for i, w in enumerate(where)}
+        lines = [f"| {heads[0]} | " + " | ".join(f"{kind_title(self.references[k]['machine'])}, {title[w]}"
+                                                  for k, w in columns) + " |",
+                 "|---|" + "---:|" * len(columns)]
+        bandwidth = []
+        for k, w in columns:
+            row = self.rows[k][f"generate_text/memory-bandwidth-streaming-read-{where[w]}/"
+                               "int32-max-over-a-tensor-larger-than-the-caches"]
+            bandwidth.append(fmt_value(row["median"], row["unit"]))
+        lines.append(f"| *{heads[4]}* | " + " | ".join(bandwidth) + " |")
+        for slug, (_, label) in sorted(labels.items(), key=lambda item: item[1][0]):
+            cells = []
+            for k, w in columns:
+                row = self.rows[k].get(f"generate_text/decode-batch-1-{where[w]}/{slug}")
+                cells.append("–" if row is None else
+                             f"{row['items_per_s']:.1f} ({row['params']['share_of_bound']:.0%})")
+            lines.append(f"| {self._label(label)} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
     def _elsewhere(self, kind_: str, pattern: str) -> bool:
         return any(pattern.startswith(prefix) for prefix in self.references[kind_].get("elsewhere", {}))
 
@@ -619,7 +657,7 @@ class Figures:
                 ("ratio", "times", "between", "value", "param", "verdicts", "steps",
                  "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table",
-                 "upgrade_summary")}
+                 "upgrade_summary", "decode_table")}
 
 
 def environment(figures: Figures) -> jinja2.Environment:

@@ -28,7 +28,8 @@ def check_results(results: dict, mode: str) -> None:
     for field in ("cpu_model", "physical_cores", "logical_cores", "isa", "torch", "default_threads"):
         assert machine[field] not in (None, ""), field
     assert {"avx2", "avx512f", "avx512_bf16", "amx_bf16"} <= set(machine["isa"])
-    assert set(results["techniques"]) == set(techniques())
+    # every technique, but those a reference says it lacks as a whole (added after its run)
+    assert set(techniques()) - set(unmeasured(results)) <= set(results["techniques"]) <= set(techniques())
     ids = [row["id"] for row in results["results"]]
     assert len(ids) == len(set(ids)), "row ids are unique"
     for row in results["results"]:
