@@ -643,8 +643,11 @@ class Figures:
             cells = []
             for k, w in columns:
                 row = self.rows[k].get(f"generate_text/decode-batch-1-{where[w]}/{slug}")
-                cells.append("–" if row is None else
-                             f"{row['items_per_s']:.1f} ({row['params']['share_of_bound']:.0%})")
+                if row is None:
+                    cells.append("–")
+                    continue
+                speed = 1 / row["median"]  # a token per decode step
+                cells.append(f"{speed:.1f} ({speed / row['params']['bound_tokens_per_s']:.0%})")
             lines.append(f"| {self._label(label)} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 

@@ -89,7 +89,8 @@ def as_result(saved: dict) -> subprocess.CompletedProcess:
 # study's published sizes): the page says which command printed its output.
 PAGE_ARGS: dict[str, tuple[str, ...]] = {"case_study_inference": ("--quick",),
                                          "case_study_resnet50_runtimes": ("--quick",),
-                                         "case_study_training": ("--quick",)}
+                                         "case_study_training": ("--quick",),
+                                         "generate_text": ("--quick",)}
 
 
 def run_shared(name: str, *args: str) -> subprocess.CompletedProcess:
@@ -183,6 +184,11 @@ _TMP = re.compile(r"(?:/tmp|/var/folders)/\S+")
 MACHINE = "<machine>"
 _TIMED_THREADS = (r"\((\d+ threads?)\)$", "timed on torch's default threads: one per usable core")
 MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
+    "generate_text": (
+        (r"; (\d+) thread\(s\)$", "torch's default threads: the usable cores"),
+        (r" (\d+)% ", "the share of the bandwidth bound (timed) and the agreement with fp32 (this CPU's bf16 "
+                       "arithmetic)"),
+    ),
     "bfloat16_autocast_cpu": (
         (r"^torch CPU capability: (\w+);", "the instruction set torch dispatches to on this CPU"),
         (r"AVX512_BF16: (yes|no); AMX_BF16: (yes|no)$", "the CPU's bf16 instructions (/proc/cpuinfo)"),

@@ -197,3 +197,25 @@ def test_help_shown_on_the_benchmark_page_is_current(request):
     if request.config.getoption("--update-outputs"):
         recorded.write_text(result.stdout)
     assert result.stdout == recorded.read_text()
+
+
+def test_update_reference_only_replaces_those_techniques_rows():
+    """--update-reference --only T: T's rows, not-run reasons and what the reference said it lacked
+    of T come from the run; every other technique's rows stay; another torch release is refused."""
+    from bench.__main__ import merged
+
+    def row(technique, label):
+        return {"id": f"{technique}/g/{label}", "technique": technique, "label": label}
+
+    reference = {"machine": {"torch": "2.14.1"}, "techniques": {"a": "A"},
+                 "results": [row("a", "x"), row("b", "old")],
+                 "not_measured": {"b": "added after this run", "a/g2": "later"}, "not_run": {"b/g/y": "no bf16"}}
+    run = {"machine": {"torch": "2.14.1", "measured_mhz": 3500.0}, "techniques": {"b": "B"}, "created": "now",
+           "seconds": 60.0, "results": [row("b", "new")], "not_run": {"b/g/z": "no kernel"}}
+    out = merged(reference, run)
+    assert [r["id"] for r in out["results"]] == ["a/g/x", "b/g/new"]
+    assert out["techniques"] == {"a": "A", "b": "B"}
+    assert out["not_measured"] == {"a/g2": "later"} and out["not_run"] == {"b/g/z": "no kernel"}
+    assert out["measured_separately"]["b"]["created"] == "now"
+    with pytest.raises(ValueError, match="one reference, one torch release"):
+        merged(reference, {**run, "machine": {"torch": "2.15.0"}})

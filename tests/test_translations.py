@@ -35,11 +35,16 @@ def headings(text: str) -> list[tuple[int, str]]:
     return found
 
 
+# Markdown pages served in English under /zh/ for now, and why: the page's issue names its translation.
+NOT_YET_TRANSLATED = {"generate-text.md": "issue 32 (Generating text, 2 of 2) translates it"}
+
+
 def test_the_chinese_edition_covers_every_page():
     """Issue 23 translated Home, the plan, the corrections, the article's five techniques and From
     naive to fast; the other technique pages and the benchmark followed. Every Markdown page has
-    its translation: only the notebook (Your machine) is served in English under /zh/."""
-    english_pages = {p.name for p in DOCS.glob("*.md") if not p.name.endswith(".zh.md")}
+    its translation but those NOT_YET_TRANSLATED names: the notebook (Your machine) is served in
+    English under /zh/."""
+    english_pages = {p.name for p in DOCS.glob("*.md") if not p.name.endswith(".zh.md")} - set(NOT_YET_TRANSLATED)
     assert {p.name.replace(".zh.md", ".md") for p in TRANSLATIONS} == english_pages
 
 

@@ -1,0 +1,110 @@
+"""Generating text: a decoder of Qwen2.5-0.5B's shape (random weights) taken through the cumulative
+steps of snippets/generate_text.py, at one thread and all cores, each row measured in three
+interleaved rounds beside the machine's memory bandwidth, measured in the same run. Decode at
+batch 1 (median time per token; p99, the bandwidth bound and the share of it in params) and at
+batch 8, and the time to the first token after a 128-token prompt (prefill tokens/s, its share of
+the compute peak). Parity against fp32 eager and the resident size ride on the batch-1 rows.
+Quick mode: a tiny decoder of the same architecture, eager steps only.
+"""
+import statistics
+
+import torch
+
+from bench import machine
+from bench.core import load_snippet, num_threads
+
+TITLE = "Generating text"
+ORDER = 8
+PAGE = "generate-text.md"
+WHEN = "Running a language model: the KV cache, then fewer bytes per weight, compiled."  # Home's headline table: when the technique applies
+# What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
+RECOMMENDED = {"decode": ["generate_text/decode-batch-1-*/6-int4-weight-only-a16w4-compiled"]}
+
+COMPILED = ("compile", "int8", "int4", "da8w4")
+BATCH = 8
+
+
+def label(g, step: str) -> str:
+    """'1 naive loop, fp32, autograd on' for a step on the path; DA8W4 is a side row beside step 6."""
+    index = g.STEPS.index(step) + 1
+    return f"{index} {g.TITLES[step]}" if step != "da8w4" else f"{g.TITLES[step]} (side row)"
+
+
+def run(session) -> None:
+    g = load_snippet("generate_text")
+    cfg = g.QUICK if session.quick else g.FULL
+    model = g.make_model(cfg["shape"])
+    steps = [s for s in g.STEPS if not (session.quick and s in COMPILED)]
+    prompt = g.make_prompts(model.config.vocab_size, 1, cfg["prompt"])
+    batch_prompt = g.make_prompts(model.config.vocab_size, BATCH, cfg["prompt"], seed=2)
+    positions = cfg["prompt"] + cfg["new_tokens"] // 2
+    flops = {"naive": prefill_flops(model, prompt, last_only=False), "generate": prefill_flops(model, prompt)}
+    parity = {}
+    for threads, where in session.thread_settings():
+        groups = {"decode": f"Decode, batch 1, {where}", "batch": f"Decode, batch {BATCH}, {where}",
+                  "ttft": f"Time to first token, {where}"}
+        if session.quick:
+            for step in COMPILED:
+                for key, group in groups.items():
+                    session.skip(group, label(g, step), "--quick: no compilation")
+        bandwidth = g.memory_bandwidth(cfg["bandwidth_mib"], threads)
+        session.record(f"Memory bandwidth, streaming read, {where}", "int32 max over a tensor larger than the caches",
+                       bandwidth, "GB/s", baseline=True, higher_is_better=True,
+                       params={"num_threads": threads, "mib": cfg["bandwidth_mib"]})
+        torch._dynamo.reset()  # compile afresh at this thread count
+        built = g.build(model, steps)
+        # The compiled steps share one forward's code, and dynamo counts its graphs per code: three
+        # models, each prefill and decode, at batch 1 and 8, are more than its default limit (8).
+        with num_threads(threads), torch._dynamo.config.patch(recompile_limit=64):
+            single = g.measure(built, prompt, cfg["new_tokens"], cfg["rounds"], cfg["naive_tokens"])
+            batched = g.measure({s: r for s, r in built.items() if s != "naive"}, batch_prompt, cfg["new_tokens"],
+                                cfg["rounds"], cfg["naive_tokens"])
+        peaks = (machine.peaks(threads) or ({}, None))[0]
+        reference = single["kv_cache"]["ids"]
+        for step in steps:
+            if "not_run" in built[step]:
+                for group in groups.values():
+                    session.skip(group, label(g, step), built[step]["not_run"])
+                continue
+            found, m = single[step], built[step]["model"]
+            if step not in parity:
+                parity[step] = g.parity(model, m, reference, cfg["prompt"])
+            agree, dlogit, cosine = parity[step]
+            bound = bandwidth * 1e9 / g.bytes_per_token(m, positions)
+            seconds = statistics.median(found["per_token"])
+            precision = "fp32" if m.dtype == torch.float32 else "bf16"
+            common = {"num_threads": threads, "step": g.STEPS.index(step) + 1, "precision": precision,
+                      "prompt_tokens": cfg["prompt"]}
+            session.time_samples(groups["decode"], label(g, step), found["per_token"], baseline=step == "naive",
+                                 items=1, params={**common, "new_tokens": len(found["ids"][0]) - cfg["prompt"],
+                                                  "p99_s": g.p99(found["per_token"]),
+                                                  "bytes_per_token": g.bytes_per_token(m, positions),
+                                                  "bound_tokens_per_s": bound, "share_of_bound": 1 / seconds / bound,
+                                                  "top1_agreement_pct": 100 * agree,
+                                                  "max_abs_logit_diff": dlogit, "min_logit_cosine": cosine,
+                                                  "resident_mb": g.resident_bytes(m, cfg["prompt"] + cfg["new_tokens"]) / 1e6})
+            ttft = statistics.median(found["ttft"])
+            flop = (flops["generate"], flops["naive"])
+            peak = peaks.get(precision)
+            session.time_samples(groups["ttft"], label(g, step), found["ttft"], baseline=step == "naive",
+                                 items=cfg["prompt"], params={**common, "gflops": flop[step == "naive"] / 1e9,
+                                                              "share_of_peak": flop[step == "naive"] / ttft / 1e9 / peak if peak else None})
+            if step in batched and "per_token" in batched[step]:
+                session.time_samples(groups["batch"], label(g, step), batched[step]["per_token"],
+                                     baseline=step == "kv_cache", items=BATCH,
+                                     params={**common, "batch": BATCH,
+                                             "bound_tokens_per_s": BATCH * bandwidth * 1e9
+                                             / (g.bytes_per_token(m, positions) + (BATCH - 1) * g.kv_cache_bytes(m, positions))})
+        del built, single, batched
+
+
+def prefill_flops(model, prompt: torch.Tensor, last_only: bool = True) -> float:
+    """The floating-point operations of the prefill generate() runs (torch's FlopCounterMode: the
+    matmuls and attention), what the time to the first token mostly spends: the output layer for
+    the last position only (logits_to_keep=1, as generate() asks), not for all 128."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    with torch.inference_mode(), counter:
+        model(prompt, logits_to_keep=1 if last_only else 0)
+    return float(counter.get_total_flops())

@@ -1,0 +1,138 @@
+"""Generating text: every step is in the table (measured, or not run with its reason); the KV cache
+gives the naive loop's tokens; random weights at the snippet's initializer_range do not collapse to
+a few repeated tokens and do at the config's default; parity fails on a broken step; the bytes a
+token reads count a tied embedding once. Correctness only: no speed bound is asserted."""
+import re
+import runpy
+
+import pytest
+import torch
+
+from tests.snippets import run_here, run_shared, snippet_path
+
+NAME = "generate_text"
+STEPS = ("naive", "kv_cache", "bf16", "compile", "int8", "int4", "da8w4")
+NUMBER = r"[\d.]+"
+# tok/s, bound, share, TTFT ms, p99 ms, agreement, max logit difference, cosine, MB
+MEASURED = rf"{NUMBER} +{NUMBER} +\d+% +{NUMBER} +{NUMBER} +\d+% +{NUMBER} +{NUMBER} +{NUMBER}"
+
+
+@pytest.fixture(scope="module")
+def quick() -> str:
+    return run_shared(NAME, "--quick").stdout
+
+
+@pytest.fixture(scope="module")
+def g():
+    return runpy.run_path(str(snippet_path(NAME)))
+
+
+def row(out: str, index: int) -> str:
+    """What follows step `index`'s title in the table."""
+    title = re.escape(runpy.run_path(str(snippet_path(NAME)))["TITLES"][STEPS[index - 1]])
+    match = re.search(rf"^{index} {title} +(\S.*)$", out, re.M)
+    assert match, f"no row {index} in\n{out}"
+    return match.group(1)
+
+
+def test_every_step_is_measured_or_says_why_not(quick, g):
+    assert g["STEPS"] == STEPS
+    for index, step in enumerate(STEPS, 1):
+        assert re.search(rf"^{index} {re.escape(g['TITLES'][step])} ", quick, re.M), (step, quick)
+        cells = row(quick, index)
+        if step in ("naive", "kv_cache", "bf16", "compile"):  # stock torch: runs on every CPU
+            assert re.fullmatch(MEASURED, cells), (step, cells)
+        else:
+            assert cells.startswith("not run: ") or re.fullmatch(MEASURED, cells), (step, cells)
+
+
+def test_the_kv_cache_gives_the_naive_loops_tokens(quick):
+    """Step 2 is the same computation as step 1, done once per position: same greedy tokens."""
+    assert "the KV cache gives the naive loop's tokens: True" in quick
+
+
+def test_fp32_steps_agree_exactly_and_the_others_closely(quick):
+    """fp32 eager against itself: every token, no difference. The bf16 and quantized steps: the
+    weights are on the int4 grid, so only bf16 activations move the logits (cosine >= 0.99)."""
+    for index in (1, 2):
+        assert re.search(r" 100% +0\.000 +1\.000 ", row(quick, index)), row(quick, index)
+    for index in (3, 4, 5, 6):
+        if not row(quick, index).startswith("not run"):
+            cosine = float(re.search(r"% +[\d.]+ +([\d.]+) ", row(quick, index)).group(1))
+            assert cosine >= 0.99, row(quick, index)
+
+
+def test_random_weights_do_not_collapse_and_the_default_range_does(g):
+    """The model docstring's claim, on Qwen2.5-0.5B's shape: at initializer_range 0.05 greedy
+    decoding gives varied tokens that depend on the prompt; at the config's 0.02 it repeats a few."""
+    def runs(initializer_range: float) -> list[list[int]]:
+        model = g["make_model"](g["QWEN2_5_0_5B"], initializer_range)
+        prompts = g["make_prompts"](model.config.vocab_size, 2, 32)
+        with torch.inference_mode():
+            out = model.generate(prompts, max_new_tokens=24, min_new_tokens=24, do_sample=False)
+        return out[:, 32:].tolist()
+
+    ours = runs(0.05)
+    assert all(len(set(tokens)) >= 20 for tokens in ours), ours
+    assert ours[0] != ours[1]
+    default = runs(0.02)
+    assert any(len(set(tokens)) <= 12 for tokens in default), default
+
+
+def test_parity_fails_on_a_broken_step(g):
+    """A model whose layers are shuffled computes something else: agreement and cosine drop."""
+    model = g["make_model"](g["TINY"])
+    prompt = g["make_prompts"](model.config.vocab_size, 1, 16)
+    with torch.inference_mode():
+        ids = model.generate(prompt, max_new_tokens=16, min_new_tokens=16, do_sample=False)
+    assert g["parity"](model, model, ids, 16)[0] == 1.0
+    broken = g["make_model"](g["TINY"])
+    with torch.no_grad():
+        for p in broken.model.layers.parameters():
+            p.copy_(p.flatten()[torch.randperm(p.numel())].view_as(p))
+    agree, dlogit, cosine = g["parity"](model, broken, ids, 16)
+    assert agree < 0.5 and cosine < 0.9 and dlogit > 1, (agree, dlogit, cosine)
+
+
+def test_bytes_per_token_count_a_tied_embedding_once(g):
+    model = g["make_model"](g["TINY"])
+    weights = sum(p.numel() for p in model.parameters()) * 4  # parameters() lists a tied weight once
+    assert model.get_output_embeddings().weight is model.get_input_embeddings().weight
+    assert g["bytes_per_token"](model, 0) == weights
+    assert g["bytes_per_token"](model.to(torch.bfloat16), 0) == weights // 2
+    assert g["kv_cache_bytes"](model, 10) == 2 * 2 * 2 * 64 * 10 * 2  # K and V, 2 layers, 2 heads of 64, bf16
+
+
+def test_a_quantized_output_layer_reads_one_embedding_row(g):
+    pytest.importorskip("torchao")
+    from torchao.quantization import Int8WeightOnlyConfig, quantize_
+
+    model = g["make_model"](g["TINY"]).to(torch.bfloat16)
+    quantize_(model, Int8WeightOnlyConfig(set_inductor_config=False))
+    embedding = model.get_input_embeddings().weight
+    assert model.get_output_embeddings().weight is not embedding  # quantize_ unties it
+    full = g["unique_bytes"](list(model.parameters()))
+    assert g["bytes_per_token"](model, 0) == full - embedding.nbytes + embedding[0].nbytes
+
+
+@pytest.mark.parametrize("args, message", [(("--steps", "naive,warp"), "unknown step(s) warp"),
+                                           (("--threads", "0"), "--threads must be at least 1")])
+def test_bad_arguments_exit_2_with_a_message(args, message):
+    result = run_here(NAME, *args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+def test_no_reference_decodes_faster_than_its_bandwidth_allows():
+    """tokens/s x bytes read per token is memory traffic: above the bandwidth measured in the same
+    run (10% for noise) it would be a harness bug, not a fast step. Prefill is compute: below peak."""
+    from bench.references import load_all
+
+    checked = 0
+    for reference in load_all():
+        for row in reference["results"]:
+            if row["id"].startswith("generate_text/decode-batch-1-"):
+                assert row["params"]["share_of_bound"] <= 1.1, row
+                checked += 1
+            if row["id"].startswith("generate_text/time-to-first-token-") and row["params"]["share_of_peak"]:
+                assert row["params"]["share_of_peak"] <= 1.1, row
+    assert checked or not any("generate_text" in r["techniques"] for r in load_all())
