@@ -136,3 +136,24 @@ def test_no_reference_decodes_faster_than_its_bandwidth_allows():
             if row["id"].startswith("generate_text/time-to-first-token-") and row["params"]["share_of_peak"]:
                 assert row["params"]["share_of_peak"] <= 1.1, row
     assert checked or not any("generate_text" in r["techniques"] for r in load_all())
+
+
+def test_a_static_cache_compiles_again_for_another_length(g):
+    """The page's note: the static cache is sized for prompt + max_new_tokens, so the same length
+    reuses the compiled graphs and another length compiles again."""
+    from torch._dynamo.utils import counters
+
+    torch._dynamo.reset()
+    model, generate = g["static_cache_compiled"](g["make_model"](g["TINY"]))
+    prompt = g["make_prompts"](model.config.vocab_size, 1, 8)
+
+    def graphs_after(new_tokens: int) -> int:
+        generate(prompt, new_tokens, g["TokenClock"]())
+        return counters["stats"]["unique_graphs"]
+
+    try:
+        first = graphs_after(4)
+        assert graphs_after(4) == first
+        assert graphs_after(6) > first
+    finally:
+        torch._dynamo.reset()
