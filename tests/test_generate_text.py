@@ -157,3 +157,19 @@ def test_a_static_cache_compiles_again_for_another_length(g):
         assert graphs_after(6) > first
     finally:
         torch._dynamo.reset()
+
+
+def test_the_int4_configs_the_page_says_fail_on_a_cpu_do():
+    """The page's note: in the pinned torchao, Int4WeightOnlyConfig's default layout needs the mslk
+    GPU kernels, and DA8W4 needs a CPU kernel the wheel does not have (so the snippet skips it)."""
+    pytest.importorskip("torchao")
+    from torchao.prototype.quantization.int4 import Int8DynamicActivationInt4WeightConfig
+    from torchao.quantization import Int4WeightOnlyConfig, quantize_
+
+    def linear():
+        return torch.nn.Sequential(torch.nn.Linear(256, 256)).to(torch.bfloat16)
+
+    with pytest.raises(ImportError, match="Requires mslk"):
+        quantize_(linear(), Int4WeightOnlyConfig(group_size=128, set_inductor_config=False))
+    with pytest.raises(AssertionError, match="da8w4_linear_cpu kernel"):
+        quantize_(linear(), Int8DynamicActivationInt4WeightConfig(group_size=128, set_inductor_config=False))
