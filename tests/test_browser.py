@@ -60,6 +60,7 @@ SEARCH_WORDS_ZH = {
     "勘误": "zh/corrections/",
     "量化": "zh/quantisation/",
     "内存分配器": "zh/allocators/",
+    "大模型": "zh/generate-text/",
 }
 SEARCH_TOP = 3
 
