@@ -627,8 +627,8 @@ class Figures:
         labels: dict[str, tuple[float, str]] = {}
         for k, w in columns:
             for row_id, row in self.rows[k].items():
-                if row_id.startswith(f"generate_text/decode-batch-1-{where[w]}/"):
-                    labels[row_id.rsplit("/", 1)[1]] = (row["params"]["step"], row["label"])
+                if row_id.startswith(f"generate_text/decode-batch-1-{where[w]}/") and row["params"]["step"]:
+                    labels[row_id.rsplit("/", 1)[1]] = (row["params"]["step"], row["label"])  # llama.cpp: engines_table
         title = {w: heads[2 + i] for i, w in enumerate(where)}
         lines = [f"| {heads[0]} | " + " | ".join(f"{kind_title(self.references[k]['machine'])}, {title[w]}"
                                                   for k, w in columns) + " |",
@@ -651,6 +651,47 @@ class Figures:
             lines.append(f"| {self._label(label)} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
+    # PyTorch's fastest step at each width of the weights, and llama.cpp's file of that width
+    ENGINES = (("16", "4-static-cache-torch-compile", "llama-cpp-f16"),
+               ("8", "5-int8-weight-only-compiled", "llama-cpp-q8-0"),
+               ("4", "6-int4-weight-only-a16w4-compiled", "llama-cpp-q4-0"))
+
+    def engines_table(self) -> str:
+        """Generating text: PyTorch's step and llama.cpp's file at each weight width, on the same
+        weights, per kind measured: decode tokens/s at batch 1 (share of the bound) at one thread
+        and all cores, time to the first token and resident size on all cores, and what the
+        engine took before its first answer (building: copying, quantizing, writing the file;
+        the first call: compiling)."""
+        heads = {"en": ("Bits", "Engine", "tokens/s, 1 thread", "tokens/s, all cores", "first token, all cores",
+                        "resident", "build + first call"),
+                 "zh": ("位宽", "引擎", "每秒 token 数，1 线程", "每秒 token 数，全部核心", "首个 token 时间，全部核心",
+                        "常驻内存", "构建 + 首次调用")}[self.lang]
+        kinds = [k for k in self.rows if f"generate_text/decode-batch-1-all-cores/{self.ENGINES[0][2]}" in self.rows[k]]
+        if not kinds:
+            return {"en": "*No reference has measured llama.cpp yet: "
+                          "`python -m bench --full --only generate_text` measures yours.*",
+                    "zh": "*还没有参考结果测过 llama.cpp：`python -m bench --full --only generate_text` "
+                          "可以测你的机器。*"}[self.lang]
+        out = []
+        for k in kinds:
+            rows = self.rows[k]
+            lines = [f"**{kind_title(self.references[k]['machine'])}**", "", "| " + " | ".join(heads) + " |",
+                     "|---|---|" + "---:|" * (len(heads) - 2)]
+            for bits, *engines in self.ENGINES:
+                for slug in engines:
+                    one, all_ = (rows.get(f"generate_text/decode-batch-1-{w}/{slug}") for w in ("1-thread", "all-cores"))
+                    first = rows.get(f"generate_text/time-to-first-token-all-cores/{slug}")
+                    if not (one and all_ and first):
+                        continue
+                    speed = [f"{1 / r['median']:.1f} ({1 / r['median'] / r['params']['bound_tokens_per_s']:.0%})"
+                             for r in (one, all_)]
+                    p = all_["params"]
+                    lines.append(f"| {bits} | {self._label(all_['label'])} | {speed[0]} | {speed[1]} | "
+                                 f"{fmt_value(first['median'], 's')} | {p['resident_mb']:.0f} MB | "
+                                 f"{fmt_value(p['build_s'] + p['first_call_s'], 's')} |")
+            out.append("\n".join(lines))
+        return "\n\n".join(out)
+
     def _elsewhere(self, kind_: str, pattern: str) -> bool:
         return any(pattern.startswith(prefix) for prefix in self.references[kind_].get("elsewhere", {}))
 
@@ -660,7 +701,7 @@ class Figures:
                 ("ratio", "times", "between", "value", "param", "verdicts", "steps",
                  "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table",
-                 "upgrade_summary", "decode_table")}
+                 "upgrade_summary", "decode_table", "engines_table")}
 
 
 def environment(figures: Figures) -> jinja2.Environment:

@@ -69,8 +69,8 @@ def build(release: str) -> tuple[Path, dict[str, str], dict[str, str]]:
     pins = references.pins()
     if not (venv / "bin" / "python").is_file():
         subprocess.run(["python3", "-m", "venv", str(venv)], check=True)
-    rest = [line for line in (ROOT / "requirements.txt").read_text().splitlines()
-            if not re.match(rf"^({'|'.join(PAIRED)})\b", line.strip())]
+    rest = [line for line in (ROOT / "requirements.txt").read_text().splitlines()  # llama.cpp: llama_for_this_cpu
+            if not re.match(rf"^({'|'.join(PAIRED)}|llama-cpp-python)\b", line.strip())]
     requirements = venv / "requirements-rest.txt"
     requirements.write_text("\n".join(rest) + "\n")
     constraint = venv / "constraint.txt"
@@ -88,7 +88,24 @@ def build(release: str) -> tuple[Path, dict[str, str], dict[str, str]]:
     done = pip(venv, "--no-deps", f"torchao=={pins['torchao']}")
     if done.returncode != 0:
         missing["torchao"] = f"torchao {pins['torchao']} did not install: {last_error(done)}"
+    llama_for_this_cpu(venv)
     return venv, installed(venv / "bin" / "python"), missing
+
+
+def llama_for_this_cpu(venv: Path) -> None:
+    """llama-cpp-python is compiled for the CPU it is built on (-march=native): build it again,
+    without pip's cache (which would hand back the wheel built for another CPU), when the venv's
+    stamp names other vector extensions than this CPU's (the Makefile does the same for .venv)."""
+    flags = set(re.findall(r"\b(avx2|avx512\w*|amx\w*)\b", Path("/proc/cpuinfo").read_text()))
+    stamp = venv / ".llama-cpp-built-for"
+    if stamp.is_file() and set(stamp.read_text().split()) == flags:
+        return
+    pin = next(line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
+               if line.startswith("llama-cpp-python=="))
+    print(f"building {pin} for this CPU in {shown(venv)} (minutes) ...", flush=True)
+    done = pip(venv, "--no-cache-dir", "--force-reinstall", "--no-deps", pin)
+    if done.returncode == 0:
+        stamp.write_text(" ".join(sorted(flags)) + "\n")
 
 
 def installed(python: Path | str, env: dict | None = None) -> dict[str, str]:

@@ -261,7 +261,7 @@ def waterfall_groups(references: list[dict]) -> dict[str, list[str]]:
     found: dict[str, dict[str, int]] = {}
     for ref in references:
         for row in ref["results"]:
-            if "step" in row["params"]:
+            if row["params"].get("step") is not None:  # None: a row beside the steps (llama.cpp)
                 found.setdefault(row["group"], {})[row["id"]] = row["params"]["step"]
     return {group: sorted(steps, key=steps.get) for group, steps in found.items()}
 

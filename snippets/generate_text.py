@@ -4,13 +4,18 @@ from a naive loop to weight-only int4, each step's decode speed against the memo
 python generate_text.py              # Qwen2.5-0.5B's shape, 128-token prompt, 32 new tokens: minutes
 python generate_text.py --quick      # a tiny decoder of the same architecture: seconds
 python generate_text.py --steps kv_cache,bf16 --threads 1
+python generate_text.py --steps int4,llama_q4_0    # PyTorch's int4 beside llama.cpp's on the same weights
+Needs: pip install torch torchao transformers; for the llama.cpp rows llama-cpp-python==0.3.36 gguf==0.19.0
 """
 import argparse
 import copy
+import ctypes
 import logging
 import statistics
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import torch
 
@@ -27,10 +32,13 @@ TINY = dict(QWEN2_5_0_5B, hidden_size=256, intermediate_size=1024, num_hidden_la
 FULL = {"shape": QWEN2_5_0_5B, "prompt": 128, "new_tokens": 32, "naive_tokens": 8, "rounds": 3, "bandwidth_mib": 1024}
 QUICK = {"shape": TINY, "prompt": 16, "new_tokens": 8, "naive_tokens": 8, "rounds": 1, "bandwidth_mib": 256}
 STEPS = ("naive", "kv_cache", "bf16", "compile", "int8", "int4", "da8w4")
+LLAMA_CPP = ("llama_f16", "llama_q8_0", "llama_q4_0")  # llama.cpp on the same weights, beside the steps
 TITLES = {"naive": "naive loop, fp32, autograd on", "kv_cache": "KV cache (generate), fp32",
           "bf16": "bf16 weights", "compile": "static cache + torch.compile",
           "int8": "int8 weight-only, compiled", "int4": "int4 weight-only (A16W4), compiled",
-          "da8w4": "int8 activations, int4 weights (DA8W4)"}
+          "da8w4": "int8 activations, int4 weights (DA8W4)",
+          "llama_f16": "llama.cpp, F16", "llama_q8_0": "llama.cpp, Q8_0", "llama_q4_0": "llama.cpp, Q4_0"}
+LLAMA_INSTALL = "pip install llama-cpp-python==0.3.36 gguf==0.19.0 (builds llama.cpp: a C++ compiler and cmake)"
 
 
 # --8<-- [start:model]
@@ -51,12 +59,23 @@ def make_model(shape: dict = QWEN2_5_0_5B, initializer_range: float = 0.05) -> t
     return model
 
 
-def on_int4_grid(shape, std: float, group: int = 128) -> torch.Tensor:
-    """Random weights that int4 (groups of 128), int8 and bf16 store (nearly) exactly: each group
-    of `group` inputs takes the 16 values (-7.5 ... 7.5) x a bf16 scale. So parity measures the
-    steps' kernels and bf16 activations, not the rounding of the weights: rounding random weights
-    compounds through 24 layers as it does not on a trained model's."""
-    levels = torch.randint(0, 16, (shape[0], shape[1] // group, group)).float() - 7.5
+def on_int4_grid(shape, std: float, group: int = 128, block: int = 32) -> torch.Tensor:
+    """Random weights that both 4-bit formats store exactly: integers times one bf16 scale, in
+    each group of 128 inputs either -8 ... 7 or (sign flipped) -7 ... 8, each block of 32 reaching
+    the 8 (llama.cpp's Q4_0 takes its scale from a block's largest magnitude, / 8) and each group
+    spanning 15 steps (torchao's int4 takes its scale from a group's range, / 15). int8 and bf16
+    store them nearly exactly. So parity measures the steps' kernels and activations, not the
+    rounding of the weights: rounding random weights compounds through 24 layers as it does not
+    on a trained model's. The extremes sit at random places; the signs are random per group, so
+    the weights have no common direction."""
+    rows, cols = shape
+    levels = torch.randint(-8, 8, (rows, cols // block, block))
+    low = torch.randint(0, block, (rows, cols // block, 1))
+    levels.scatter_(2, low, -8)
+    high = (low[:, ::group // block] + torch.randint(1, block, (rows, cols // group, 1))) % block  # not on the -8
+    levels[:, ::group // block].scatter_(2, high, 7)
+    sign = torch.randint(0, 2, (rows, cols // group, 1)).repeat_interleave(group // block, dim=1) * 2 - 1
+    levels = (levels * sign).float()
     scale = torch.tensor(std / levels.std().item()).to(torch.bfloat16).float()
     return (levels * scale).view(shape)
 
@@ -140,6 +159,123 @@ BUILD = {"naive": naive, "kv_cache": kv_cache, "bf16": bf16, "compile": static_c
 # --8<-- [end:steps]
 
 
+# --8<-- [start:llama_cpp]
+def write_gguf(model, path: Path) -> None:
+    """The same weights as a GGUF file of llama.cpp's "qwen2" architecture, written with the gguf
+    package: matrices in F16 (the weights' grid fits F16 exactly, not BF16), norms and biases in
+    F32, as llama.cpp's convert_hf_to_gguf.py writes them. No tokenizer: tokenizer.ggml.model
+    "none" with a vocab_size makes llama.cpp take token ids and give logits over the vocabulary.
+    No output.weight: llama.cpp then uses the token embedding for both, as the tied model does.
+    Qwen2 rotates halves of each head (NEOX RoPE), as llama.cpp's qwen2 does: no permutation."""
+    import gguf
+    import numpy as np
+
+    c = model.config
+    writer = gguf.GGUFWriter(str(path), "qwen2")
+    writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
+    writer.add_context_length(c.max_position_embeddings)
+    writer.add_embedding_length(c.hidden_size)
+    writer.add_block_count(c.num_hidden_layers)
+    writer.add_feed_forward_length(c.intermediate_size)
+    writer.add_head_count(c.num_attention_heads)
+    writer.add_head_count_kv(c.num_key_value_heads)
+    writer.add_rope_freq_base((getattr(c, "rope_parameters", None) or {}).get("rope_theta") or c.rope_theta)
+    writer.add_layer_norm_rms_eps(c.rms_norm_eps)
+    writer.add_vocab_size(c.vocab_size)
+    writer.add_tokenizer_model("none")
+    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.QWEN2, c.num_hidden_layers)
+    for name, tensor in model.state_dict().items():
+        if name == "lm_head.weight" and c.tie_word_embeddings:
+            continue
+        data = tensor.detach().float().numpy()  # PyTorch's [out, in] is GGUF's {in, out}
+        writer.add_tensor(names.get_name(name, try_suffixes=(".weight", ".bias")),
+                          data.astype(np.float16) if data.ndim == 2 else data)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
+def quantize_gguf(source: Path, target: Path, kind: str) -> None:
+    """llama.cpp's own quantiser (what llama-quantize runs): Q8_0 or Q4_0, blocks of 32 weights
+    with one f16 scale each. pure: every matrix, the tied embedding/output table too (by default
+    llama.cpp keeps that one at 6 or 8 bits)."""
+    import llama_cpp
+
+    logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)  # a line per tensor otherwise
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype, params.pure = getattr(llama_cpp, f"LLAMA_FTYPE_MOSTLY_{kind}"), True
+    if llama_cpp.llama_model_quantize(str(source).encode(), str(target).encode(), ctypes.byref(params)) != 0:
+        raise RuntimeError(f"llama.cpp could not quantize {source} to {kind}")
+
+
+class LlamaCpp:
+    """A GGUF file run by llama-cpp-python: greedy generate() from token ids with the same
+    streamer as the steps, teacher-forced logits for parity, and its sizes."""
+
+    def __init__(self, path: Path, config, context: int = 512):
+        import psutil
+        from llama_cpp import Llama
+
+        rss = psutil.Process().memory_info().rss
+        self.path, self.config, self.dtype = path, config, torch.float16  # dtype: the KV cache's
+        self.llm = Llama(model_path=str(path), n_ctx=context, n_batch=context, verbose=False)
+        self.llm.eval([0])  # loads (and repacks) the weights
+        self.resident = psutil.Process().memory_info().rss - rss
+        self.weight_bytes = self.llm._model.size()  # bytes of its tensors
+
+    def generate(self, ids: torch.Tensor, new_tokens: int, streamer) -> torch.Tensor:
+        """Greedy: the argmax of llama.cpp's logits (no sampler, so no penalties), from an empty
+        cache, at the thread count torch uses."""
+        import llama_cpp
+        import numpy as np
+
+        threads = torch.get_num_threads()
+        llama_cpp.llama_set_n_threads(self.llm.ctx, threads, threads)
+        streamer.put(ids)  # the prompt, 2-D, as generate() passes it
+        tokens = ids[0].tolist()
+        self.llm.reset()
+        self.llm.eval(tokens)  # prefill
+        for i in range(new_tokens):
+            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),))
+            tokens.append(int(logits.argmax()))
+            streamer.put(torch.tensor(tokens[-1:]))
+            if i < new_tokens - 1:
+                self.llm.eval(tokens[-1:])
+        return torch.tensor([tokens])
+
+    def logits(self, ids: torch.Tensor) -> torch.Tensor:
+        """Teacher-forced logits of every position of ids[0] ([n, vocab], float32)."""
+        from llama_cpp import Llama
+
+        n = ids.shape[-1]
+        llm = Llama(model_path=str(self.path), n_ctx=max(512, n), n_batch=max(512, n), logits_all=True, verbose=False)
+        llm.eval(ids[0].tolist())
+        try:
+            return torch.from_numpy(llm.scores[:n].copy())
+        finally:
+            llm.close()
+
+
+def llama_cpp(model, kind: str):
+    """llama.cpp on the model's weights: F16, or llama.cpp's Q8_0 / Q4_0 made from the F16 file."""
+    folder = tempfile.TemporaryDirectory(prefix="gguf-")
+    f16 = Path(folder.name) / "model-F16.gguf"
+    write_gguf(model, f16)
+    path = f16
+    if kind != "F16":
+        path = f16.with_name(f"model-{kind}.gguf")
+        quantize_gguf(f16, path, kind)
+        f16.unlink()
+    engine = LlamaCpp(path, model.config)
+    engine.folder = folder  # the file lives as long as the engine
+    return engine, engine.generate
+# --8<-- [end:llama_cpp]
+
+
+BUILD.update({step: lambda model, kind=step[6:].upper(): llama_cpp(model, kind) for step in LLAMA_CPP})
+
+
 def why_not(step: str) -> str | None:
     """Why this installation cannot run a step, or None."""
     if step in ("int8", "int4", "da8w4"):
@@ -147,6 +283,12 @@ def why_not(step: str) -> str | None:
             import torchao  # noqa: F401  (registers torchao's operators)
         except ImportError:
             return "needs torchao (pip install torchao)"
+    if step in LLAMA_CPP:
+        try:
+            import gguf  # noqa: F401
+            import llama_cpp  # noqa: F401
+        except ImportError:
+            return f"needs llama-cpp-python and gguf ({LLAMA_INSTALL})"
     if step == "da8w4" and "CPU" not in torch._C._dispatch_dump("torchao::da8w4_linear_cpu"):
         return "this torchao build has no CPU kernel for it (torchao::da8w4_linear_cpu)"
     return None
@@ -181,9 +323,10 @@ def time_generation(generate, prompt: torch.Tensor, new_tokens: int) -> tuple[fl
     return ttft, per_token, ids
 
 
-def memory_bandwidth(mib: int, threads: int, repeats: int = 5) -> float:
+def memory_bandwidth(mib: int, threads: int, repeats: int = 9) -> float:
     """GB/s of a streaming read: the largest element of a tensor much larger than the last-level
-    cache (integer compares, so arithmetic is never the limit). Median of `repeats` reads."""
+    cache (integer compares, so arithmetic is never the limit). The fastest of `repeats` reads:
+    a bound is what the machine can do, and on a shared machine most reads are slower."""
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -194,7 +337,7 @@ def memory_bandwidth(mib: int, threads: int, repeats: int = 5) -> float:
             start = time.perf_counter()
             data.max()
             seconds.append(time.perf_counter() - start)
-        return data.nbytes / statistics.median(seconds) / 1e9
+        return data.nbytes / min(seconds) / 1e9
     finally:
         torch.set_num_threads(before)
 
@@ -225,7 +368,10 @@ def kv_cache_bytes(model, positions: int, batch: int = 1) -> int:
 
 def bytes_per_token(model, positions: int) -> int:
     """What decoding one token reads: every weight once (the embedding table only for its one
-    row, unless the output layer reads it too) and the cache of `positions` positions."""
+    row, unless the output layer reads it too) and the cache of `positions` positions. llama.cpp:
+    its tensors (the tied table is its output layer) and its f16 cache."""
+    if isinstance(model, LlamaCpp):
+        return model.weight_bytes + kv_cache_bytes(model, positions)
     embedding = model.get_input_embeddings().weight
     shared = model.get_output_embeddings().weight is embedding
     weights = unique_bytes(p for p in model.parameters() if shared or p is not embedding)
@@ -240,7 +386,10 @@ def p99(seconds: list[float]) -> float:
 
 
 def resident_bytes(model, positions: int, batch: int = 1) -> int:
-    """What the step keeps in memory: its weights and buffers, and the cache for `positions`."""
+    """What the step keeps in memory: its weights and buffers, and the cache for `positions`.
+    llama.cpp: what its process grew by when it loaded the file (weights, repacked copies, cache)."""
+    if isinstance(model, LlamaCpp):
+        return model.resident
     return unique_bytes(list(model.parameters()) + list(model.buffers())) + kv_cache_bytes(model, positions, batch)
 
 
@@ -252,11 +401,64 @@ def parity(reference: torch.nn.Module, model: torch.nn.Module, ids: torch.Tensor
     model; the cosine shows how far the arithmetic itself moved."""
     with torch.inference_mode():
         ref = reference(ids[:, :-1]).logits[:, prompt - 1:].float()
-        got = type(model).forward(model, ids[:, :-1]).logits[:, prompt - 1:].float()  # eager forward
+        if isinstance(model, LlamaCpp):
+            got = model.logits(ids[:, :-1])[None, prompt - 1:]
+        else:
+            got = type(model).forward(model, ids[:, :-1]).logits[:, prompt - 1:].float()  # eager forward
     agree = (got.argmax(-1) == ref.argmax(-1)).float().mean().item()
     cosine = torch.nn.functional.cosine_similarity(got, ref, dim=-1).min().item()
     return agree, (got - ref).abs().max().item(), cosine
 # --8<-- [end:measure]
+
+
+# --8<-- [start:profile]
+# What a decode step's operators are, by the names torch.profiler gives them: {part: name fragments}
+PARTS = {"matrix products": ("mm", "linear", "matmul", "int4pack", "int4mm"),
+         "attention": ("scaled_dot_product", "attention")}
+
+
+def profile_decode(model, generate, prompt: torch.Tensor, new_tokens: int) -> dict[str, list[float]]:
+    """Where each decode step's time goes, per token (seconds): the operators torch.profiler
+    sees inside the model's forward for one new position, by PARTS ("matrix products",
+    "attention"); the rest of the forward ("other", for a compiled step mostly Inductor's fused
+    kernels, which the profiler sees as one call); generate()'s own work between two forward
+    calls ("generate() between forwards"); and the whole token ("token"). Profiled twice, the
+    first discarded (a compiled model recompiles once under the profiler)."""
+    inner = model.forward
+
+    def forward(*args, **kwargs):
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        with torch.profiler.record_function("decode step" if ids.shape[1] == 1 else "prefill"):
+            return inner(*args, **kwargs)
+
+    model.forward = forward
+    try:
+        for _ in range(2):
+            clock = TokenClock()
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+                generate(prompt, new_tokens, clock)
+    finally:
+        model.forward = inner
+    events = prof.events()
+    steps = {id(e): e for e in events if e.name == "decode step"}
+    parts = {step: dict.fromkeys(PARTS, 0.0) for step in steps}
+    for e in events:
+        parent = e.cpu_parent
+        while parent is not None and id(parent) not in steps:
+            parent = parent.cpu_parent
+        if parent is None or e.name.split("::")[0] not in ("aten", "quantized", "torchao"):
+            continue
+        part = next((p for p, names in PARTS.items() if any(n in e.name.split("::")[-1] for n in names)), None)
+        if part:
+            parts[id(parent)][part] += e.self_cpu_time_total / 1e6
+    _, tokens = clock.result()
+    decode = sorted(steps.values(), key=lambda e: e.time_range.start)[:len(tokens)]  # one forward per new token
+    found = {p: [parts[id(e)][p] for e in decode] for p in PARTS}
+    found["other"] = [e.cpu_time_total / 1e6 - sum(parts[id(e)].values()) for e in decode]
+    found["generate() between forwards"] = [t - e.cpu_time_total / 1e6 for t, e in zip(tokens, decode)]
+    found["token"] = tokens
+    return found
+# --8<-- [end:profile]
 
 
 def build(model, steps) -> dict:
@@ -266,19 +468,24 @@ def build(model, steps) -> dict:
         warnings.simplefilter("ignore")  # torchao's and transformers' notices
         for step in steps:
             reason = why_not(step)
+            start = time.perf_counter()
             found[step] = {"not_run": reason} if reason else dict(zip(("model", "generate"), BUILD[step](model)))
+            found[step]["build_s"] = time.perf_counter() - start  # copying, quantizing, writing GGUF files
     return found
 
 
 def measure(built: dict, prompt: torch.Tensor, new_tokens: int, rounds: int, naive_tokens: int) -> dict:
-    """{step: {"ids", "ttft": [s], "per_token": [s]}} for the built steps that run. Each step
+    """{step: {"ids", "first_call_s", "ttft": [s], "per_token": [s]}} for the built steps that run. Each step
     generates once to warm up (the compiled ones compile there, at the current thread count),
     then once per round, steps by turns, so that a slow minute falls on every step alike. The
     naive loop makes naive_tokens tokens (each costs the whole sequence)."""
     running = {s: r["generate"] for s, r in built.items() if "generate" in r}
     count = {s: naive_tokens if s == "naive" else new_tokens for s in running}
-    found = {s: {"ids": time_generation(generate, prompt, count[s])[2], "ttft": [], "per_token": []}
-             for s, generate in running.items()}
+    found = {}
+    for s, generate in running.items():
+        start = time.perf_counter()
+        ids = time_generation(generate, prompt, count[s])[2]
+        found[s] = {"ids": ids, "first_call_s": time.perf_counter() - start, "ttft": [], "per_token": []}  # compiles
     for _ in range(rounds):
         for step, generate in running.items():
             first, later, _ = time_generation(generate, prompt, count[step])
@@ -290,13 +497,14 @@ def measure(built: dict, prompt: torch.Tensor, new_tokens: int, rounds: int, nai
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tiny decoder of the same architecture: seconds")
-    parser.add_argument("--steps", default=",".join(STEPS), help=f"comma-separated, from {','.join(STEPS)}")
+    parser.add_argument("--steps", default=",".join(STEPS + LLAMA_CPP),
+                        help=f"comma-separated, from {','.join(STEPS + LLAMA_CPP)}")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads(), help="torch threads (default: all cores)")
     args = parser.parse_args()
     steps = [s for s in args.steps.split(",") if s]
-    unknown = sorted(set(steps) - set(STEPS))
+    unknown = sorted(set(steps) - set(STEPS + LLAMA_CPP))
     if unknown:
-        parser.error(f"unknown step(s) {', '.join(unknown)}; choose from {', '.join(STEPS)}")
+        parser.error(f"unknown step(s) {', '.join(unknown)}; choose from {', '.join(STEPS + LLAMA_CPP)}")
     if args.threads < 1:
         parser.error("--threads must be at least 1")
     cfg = QUICK if args.quick else FULL
@@ -313,6 +521,8 @@ def main() -> None:
     print(f"memory bandwidth (streaming read): {bandwidth:.1f} GB/s")
 
     built = build(model, steps)
+    if any("not_run" in built[s] for s in LLAMA_CPP if s in built):
+        print(f"SKIP: llama-cpp-python is not installed, no llama.cpp rows; {LLAMA_INSTALL}")
     found = {**built, **measure(built, prompt, cfg["new_tokens"], cfg["rounds"], cfg["naive_tokens"])}
     if "ids" in found.get("naive", {}) and "ids" in found.get("kv_cache", {}):
         n = cfg["prompt"] + cfg["naive_tokens"]
@@ -320,8 +530,8 @@ def main() -> None:
     reference_ids = found.get("kv_cache", {}).get("ids")
     positions = cfg["prompt"] + cfg["new_tokens"] // 2
     print(f"{'step':40} {'tok/s':>7} {'bound':>7} {'share':>6} {'TTFT ms':>8} {'p99 ms':>7} {'agree':>6} {'max dlogit':>10} {'cosine':>6} {'MB':>7}")
-    for n, step in enumerate(steps, 1):
-        title = f"{n} {TITLES[step]}"
+    for step in steps:
+        title = f"{STEPS.index(step) + 1} {TITLES[step]}" if step in STEPS else TITLES[step]
         r = {**built[step], **found[step]}
         if "not_run" in r:
             print(f"{title:40} not run: {r['not_run']}")

@@ -93,6 +93,20 @@ PAGE_ARGS: dict[str, tuple[str, ...]] = {"case_study_inference": ("--quick",),
                                          "generate_text": ("--quick",)}
 
 
+def require_modules(*modules: str) -> None:
+    """Skip where a runtime's module (onnxruntime, llama_cpp, ...) is not installed; under
+    REQUIRE_RUNTIMES=1 (CI) fail instead: requirements.txt installs them all."""
+    import importlib.util
+
+    import pytest
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        if os.environ.get("REQUIRE_RUNTIMES") == "1":
+            pytest.fail(f"REQUIRE_RUNTIMES=1 but {', '.join(missing)} is not installed (requirements.txt)")
+        pytest.skip(f"{', '.join(missing)} not installed")
+
+
 def run_shared(name: str, *args: str) -> subprocess.CompletedProcess:
     """A plain run (fresh process, no thread variables, cwd outside the repo) done once per
     session and shared: with no arguments, the run whose output the page shows."""

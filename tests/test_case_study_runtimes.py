@@ -2,7 +2,6 @@
 missing runtime gives a SKIP line (a failure under REQUIRE_RUNTIMES=1, as in CI); the benchmark
 case measures them beside the PyTorch steps, on the same model and inputs. Correctness only: no
 speed bound is asserted."""
-import importlib.util
 import os
 import re
 import runpy
@@ -11,7 +10,7 @@ import sys
 import pytest
 
 from bench.cases import case_study
-from tests.snippets import run_here, run_shared, snippet_path
+from tests.snippets import require_modules, run_here, run_shared, snippet_path
 
 NAME = "case_study_resnet50_runtimes"
 MODULES = {runtime: modules for runtime, (modules, _) in runpy.run_path(str(snippet_path(NAME)))["RUNTIMES"].items()}
@@ -20,11 +19,7 @@ ROW = re.compile(r"^(?P<name>.+?) +(?P<build>[\d.]+) +(?P<per_s>[\d.]+) +(?P<ms>
 
 def require(*runtimes: str) -> None:
     """Skip where a runtime is not installed; under REQUIRE_RUNTIMES=1 fail instead."""
-    missing = [m for r in runtimes for m in MODULES[r] if importlib.util.find_spec(m) is None]
-    if missing:
-        if os.environ.get("REQUIRE_RUNTIMES") == "1":
-            pytest.fail(f"REQUIRE_RUNTIMES=1 but {', '.join(missing)} is not installed (requirements.txt)")
-        pytest.skip(f"{', '.join(missing)} not installed")
+    require_modules(*(m for r in runtimes for m in MODULES[r]))
 
 
 def rows(out: str) -> dict[str, dict]:

@@ -8,10 +8,11 @@ import runpy
 import pytest
 import torch
 
-from tests.snippets import run_here, run_shared, snippet_path
+from tests.snippets import require_modules, run_here, run_shared, snippet_path
 
 NAME = "generate_text"
 STEPS = ("naive", "kv_cache", "bf16", "compile", "int8", "int4", "da8w4")
+LLAMA_CPP = {"llama_f16": "llama.cpp, F16", "llama_q8_0": "llama.cpp, Q8_0", "llama_q4_0": "llama.cpp, Q4_0"}
 NUMBER = r"[\d.]+"
 # tok/s, bound, share, TTFT ms, p99 ms, agreement, max logit difference, cosine, MB
 MEASURED = rf"{NUMBER} +{NUMBER} +\d+% +{NUMBER} +{NUMBER} +\d+% +{NUMBER} +{NUMBER} +{NUMBER}"
@@ -60,6 +61,58 @@ def test_fp32_steps_agree_exactly_and_the_others_closely(quick):
         if not row(quick, index).startswith("not run"):
             cosine = float(re.search(r"% +[\d.]+ +([\d.]+) ", row(quick, index)).group(1))
             assert cosine >= 0.99, row(quick, index)
+
+
+def test_llama_cpp_rows_are_measured_or_the_snippet_says_skip(quick, g):
+    """llama.cpp's rows follow the steps: measured where llama-cpp-python is installed; where it
+    is not, a SKIP line saying how to install it and each row "not run" (CI requires them)."""
+    assert g["LLAMA_CPP"] == tuple(LLAMA_CPP) and all(g["TITLES"][k] == v for k, v in LLAMA_CPP.items())
+    if "SKIP: llama-cpp-python is not installed" in quick:
+        assert "pip install llama-cpp-python==" in quick
+        require_modules("llama_cpp", "gguf")  # skips here, or fails under REQUIRE_RUNTIMES=1
+    for title in LLAMA_CPP.values():
+        match = re.search(rf"^{re.escape(title)} +(\S.*)$", quick, re.M)
+        assert match and re.fullmatch(MEASURED, match.group(1)), (title, quick)
+
+
+def test_the_gguf_file_carries_the_same_weights(g, tmp_path):
+    """llama.cpp's F16 file of the model computes what PyTorch's fp32 model computes (the same
+    greedy tokens, teacher-forced; cosine above 0.9999 at every position): the weights, their names and the hyperparameters
+    were carried over. The same file with two layers' weights swapped falls far below."""
+    require_modules("llama_cpp", "gguf")
+    model = g["make_model"](g["TINY"])
+    prompt = g["make_prompts"](model.config.vocab_size, 1, 16)
+    with torch.inference_mode():
+        ids = model.generate(prompt, max_new_tokens=16, min_new_tokens=16, do_sample=False)
+    engine, generate = g["llama_cpp"](model, "F16")
+    out = generate(prompt, 16, g["TokenClock"]())  # free-running: a near tie may part the two later
+    assert out.shape == ids.shape and torch.equal(out[:, :20], ids[:, :20]), (out, ids)
+    agree, dlogit, cosine = g["parity"](model, engine, ids, 16)
+    assert agree >= 0.9 and cosine > 0.9999, (agree, dlogit, cosine)
+    swapped = g["make_model"](g["TINY"])
+    with torch.no_grad():
+        first, second = swapped.model.layers[0], swapped.model.layers[1]
+        for a, b in zip(first.parameters(), second.parameters()):
+            kept = a.clone()
+            a.copy_(b)
+            b.copy_(kept)
+    g["write_gguf"](swapped, tmp_path / "swapped.gguf")
+    broken = g["LlamaCpp"](tmp_path / "swapped.gguf", model.config)
+    agree, dlogit, cosine = g["parity"](model, broken, ids, 16)
+    assert cosine < 0.9 and agree < 0.8, (agree, dlogit, cosine)
+
+
+def test_the_weights_are_on_a_grid_both_4_bit_formats_store(g):
+    """on_int4_grid's docstring: integers times one scale; each group of 128 spans -8 ... 7 or
+    -7 ... 8 (15 steps: torchao's int4) and each block of 32 reaches the 8 (Q4_0's scale); no
+    common direction (the mean level is near 0)."""
+    weight = g["on_int4_grid"]((64, 512), 0.05)
+    levels = weight / (weight.abs().max() / 8)
+    assert torch.equal(levels, levels.round())
+    groups, blocks = levels.view(64, 4, 128), levels.view(64, 16, 32)
+    assert (groups.max(-1).values - groups.min(-1).values == 15).all()
+    assert (blocks.abs().max(-1).values == 8).all()
+    assert abs(levels.mean().item()) < 0.1 and abs(weight.std().item() - 0.05) < 0.005
 
 
 def test_random_weights_do_not_collapse_and_the_default_range_does(g):
@@ -113,6 +166,23 @@ def test_a_quantized_output_layer_reads_one_embedding_row(g):
     assert model.get_output_embeddings().weight is not embedding  # quantize_ unties it
     full = g["unique_bytes"](list(model.parameters()))
     assert g["bytes_per_token"](model, 0) == full - embedding.nbytes + embedding[0].nbytes
+
+
+def test_the_decode_profile_splits_each_token_into_its_parts(g):
+    """profile_decode: one sample per decode step (the first new token is the prefill's); the
+    parts add up to the token; the matrix products of an fp32 eager model are in aten::mm/addmm
+    and take time. The parts are measured from the same profiled run, so they add up exactly."""
+    model = g["make_model"](g["TINY"])
+    generate = g["kv_cache"](model)[1]
+    prompt = g["make_prompts"](model.config.vocab_size, 1, 16)
+    found = g["profile_decode"](model, generate, prompt, 6)
+    assert set(found) == {*g["PARTS"], "other", "generate() between forwards", "token"}
+    assert all(len(samples) == 5 for samples in found.values()), found
+    for i, token in enumerate(found["token"]):
+        parts = sum(found[p][i] for p in found if p != "token")
+        assert abs(parts - token) < 1e-9 and all(found[p][i] >= 0 for p in g["PARTS"]), (i, found)
+    assert all(t > 0 for t in found["matrix products"]) and all(t > 0 for t in found["attention"])
+    assert model.forward.__func__ is type(model).forward  # the profiler's wrapper is gone
 
 
 @pytest.mark.parametrize("args, message", [(("--steps", "naive,warp"), "unknown step(s) warp"),

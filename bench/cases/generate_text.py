@@ -1,6 +1,7 @@
 """Generating text: a decoder of Qwen2.5-0.5B's shape (random weights) taken through the cumulative
 steps of snippets/generate_text.py, at one thread and all cores, each row measured in three
-interleaved rounds beside the machine's memory bandwidth, measured in the same run. Decode at
+interleaved rounds beside the machine's memory bandwidth, measured in the same run (the fastest read
+before and after the rounds). Decode at
 batch 1 (median time per token; p99, the bandwidth bound and the share of it in params) and at
 batch 8, and the time to the first token after a 128-token prompt (prefill tokens/s, its share of
 the compute peak). Parity against fp32 eager and the resident size ride on the batch-1 rows.
@@ -11,7 +12,7 @@ import statistics
 import torch
 
 from bench import machine
-from bench.core import load_snippet, num_threads
+from bench.core import load_snippet, num_threads, summarise
 
 TITLE = "Generating text"
 ORDER = 8
@@ -21,11 +22,15 @@ WHEN = "Running a language model: the KV cache, then fewer bytes per weight, com
 RECOMMENDED = {"decode": ["generate_text/decode-batch-1-*/6-int4-weight-only-a16w4-compiled"]}
 
 COMPILED = ("compile", "int8", "int4", "da8w4")
+PROFILED = "int4"  # the fastest step: where its decode time goes
 BATCH = 8
 
 
 def label(g, step: str) -> str:
-    """'1 naive loop, fp32, autograd on' for a step on the path; DA8W4 is a side row beside step 6."""
+    """'1 naive loop, fp32, autograd on' for a step on the path; DA8W4 is a side row beside step 6;
+    llama.cpp's rows are named by their file type ('llama.cpp, Q4_0')."""
+    if step in g.LLAMA_CPP:
+        return g.TITLES[step]
     index = g.STEPS.index(step) + 1
     return f"{index} {g.TITLES[step]}" if step != "da8w4" else f"{g.TITLES[step]} (side row)"
 
@@ -34,7 +39,7 @@ def run(session) -> None:
     g = load_snippet("generate_text")
     cfg = g.QUICK if session.quick else g.FULL
     model = g.make_model(cfg["shape"])
-    steps = [s for s in g.STEPS if not (session.quick and s in COMPILED)]
+    steps = [s for s in g.STEPS if not (session.quick and s in COMPILED)] + list(g.LLAMA_CPP)
     prompt = g.make_prompts(model.config.vocab_size, 1, cfg["prompt"])
     batch_prompt = g.make_prompts(model.config.vocab_size, BATCH, cfg["prompt"], seed=2)
     positions = cfg["prompt"] + cfg["new_tokens"] // 2
@@ -48,17 +53,20 @@ def run(session) -> None:
                 for key, group in groups.items():
                     session.skip(group, label(g, step), "--quick: no compilation")
         bandwidth = g.memory_bandwidth(cfg["bandwidth_mib"], threads)
-        session.record(f"Memory bandwidth, streaming read, {where}", "int32 max over a tensor larger than the caches",
-                       bandwidth, "GB/s", baseline=True, higher_is_better=True,
-                       params={"num_threads": threads, "mib": cfg["bandwidth_mib"]})
         torch._dynamo.reset()  # compile afresh at this thread count
         built = g.build(model, steps)
         # The compiled steps share one forward's code, and dynamo counts its graphs per code: three
         # models, each prefill and decode, at batch 1 and 8, are more than its default limit (8).
         with num_threads(threads), torch._dynamo.config.patch(recompile_limit=64):
             single = g.measure(built, prompt, cfg["new_tokens"], cfg["rounds"], cfg["naive_tokens"])
-            batched = g.measure({s: r for s, r in built.items() if s != "naive"}, batch_prompt, cfg["new_tokens"],
+            batched = g.measure({s: r for s, r in built.items() if s != "naive" and s not in g.LLAMA_CPP},
+                                batch_prompt, cfg["new_tokens"],
                                 cfg["rounds"], cfg["naive_tokens"])
+        # The bound: the fastest read before and after the rounds (a shared machine's bandwidth varies).
+        bandwidth = max(bandwidth, g.memory_bandwidth(cfg["bandwidth_mib"], threads))
+        session.record(f"Memory bandwidth, streaming read, {where}", "int32 max over a tensor larger than the caches",
+                       bandwidth, "GB/s", baseline=True, higher_is_better=True,
+                       params={"num_threads": threads, "mib": cfg["bandwidth_mib"]})
         peaks = (machine.peaks(threads) or ({}, None))[0]
         reference = single["kv_cache"]["ids"]
         for step in steps:
@@ -72,8 +80,12 @@ def run(session) -> None:
             agree, dlogit, cosine = parity[step]
             bound = bandwidth * 1e9 / g.bytes_per_token(m, positions)
             seconds = statistics.median(found["per_token"])
-            precision = "fp32" if m.dtype == torch.float32 else "bf16"
-            common = {"num_threads": threads, "step": g.STEPS.index(step) + 1, "precision": precision,
+            if step in g.LLAMA_CPP:
+                precision, index = step[6:].upper(), None  # the GGUF file type
+                session.skip(groups["batch"], label(g, step), "llama-cpp-python's Llama decodes one sequence")
+            else:
+                precision, index = "fp32" if m.dtype == torch.float32 else "bf16", g.STEPS.index(step) + 1
+            common = {"num_threads": threads, "step": index, "precision": precision,
                       "prompt_tokens": cfg["prompt"]}
             session.time_samples(groups["decode"], label(g, step), found["per_token"], baseline=step == "naive",
                                  items=1, params={**common, "new_tokens": len(found["ids"][0]) - cfg["prompt"],
@@ -82,7 +94,8 @@ def run(session) -> None:
                                                   "bound_tokens_per_s": bound, "share_of_bound": 1 / seconds / bound,
                                                   "top1_agreement_pct": 100 * agree,
                                                   "max_abs_logit_diff": dlogit, "min_logit_cosine": cosine,
-                                                  "resident_mb": g.resident_bytes(m, cfg["prompt"] + cfg["new_tokens"]) / 1e6})
+                                                  "resident_mb": g.resident_bytes(m, cfg["prompt"] + cfg["new_tokens"]) / 1e6,
+                                                  "build_s": built[step]["build_s"], "first_call_s": found["first_call_s"]})
             ttft = statistics.median(found["ttft"])
             flop = (flops["generate"], flops["naive"])
             peak = peaks.get(precision)
@@ -95,6 +108,7 @@ def run(session) -> None:
                                      params={**common, "batch": BATCH,
                                              "bound_tokens_per_s": BATCH * bandwidth * 1e9
                                              / (g.bytes_per_token(m, positions) + (BATCH - 1) * g.kv_cache_bytes(m, positions))})
+        profile(session, g, built, prompt, cfg, threads, where, bandwidth)
         del built, single, batched
 
 
@@ -108,3 +122,29 @@ def prefill_flops(model, prompt: torch.Tensor, last_only: bool = True) -> float:
     with torch.inference_mode(), counter:
         model(prompt, logits_to_keep=1 if last_only else 0)
     return float(counter.get_total_flops())
+
+
+def profile(session, g, built, prompt, cfg, threads, where, bandwidth) -> None:
+    """Where the fastest step's decode time goes (snippet's profile_decode), per token: the
+    matrix products (with the rate they read the quantized weights at, against the bandwidth
+    measured in the same run), the attention, the rest of the forward, generate()'s own work."""
+    group = f"Where a decode token's time goes, {g.TITLES[PROFILED]}, {where}"
+    labels = {"token": "whole token", **{part: part for part in (*g.PARTS, "other", "generate() between forwards")}}
+    if "model" not in built.get(PROFILED, {}):
+        reason = built.get(PROFILED, {}).get("not_run", "--quick: no compilation")
+        for label in labels.values():
+            session.skip(group, label, reason)
+        return
+    model = built[PROFILED]["model"]
+    with num_threads(threads), torch._dynamo.config.patch(recompile_limit=64):
+        found = g.profile_decode(model, built[PROFILED]["generate"], prompt, cfg["new_tokens"])
+    weights = g.unique_bytes(m.weight for m in model.modules() if isinstance(m, torch.nn.Linear))
+    for part, label in labels.items():
+        median, spread = summarise(found[part])
+        params = {"num_threads": threads, "share_of_token": median / summarise(found["token"])[0]}
+        if part == "matrix products":  # the linear layers' weights, read once per token
+            params.update(linear_weight_mb=weights / 1e6, read_gb_per_s=weights / median / 1e9,
+                          share_of_bandwidth=weights / median / 1e9 / bandwidth)
+        # A part's ratio is its share of the whole token (higher_is_better: part ÷ token), not a speed-up.
+        session.record(group, label, median, "s", baseline=part == "token", higher_is_better=True, spread=spread,
+                       runs=len(found[part]), params=params)
