@@ -692,6 +692,63 @@ class Figures:
             out.append("\n".join(lines))
         return "\n\n".join(out)
 
+    def leave_pytorch(self) -> str:
+        """From naive to fast, the conclusion per kind: in each regime, PyTorch's fastest row (its
+        steps and the package) against the fastest other runtime's, and how many times better the
+        runtime was (below 1×: PyTorch was ahead)."""
+        heads = {"en": ("CPU", "Regime", "Fastest PyTorch", "Fastest other runtime", "Runtime ÷ PyTorch"),
+                 "zh": ("CPU", "场景", "最快的 PyTorch", "最快的其他运行时", "运行时 ÷ PyTorch")}[self.lang]
+        regimes = {"throughput": ("case_study/resnet-50-throughput-all-cores/", {"en": "throughput", "zh": "吞吐量"}),
+                   "latency": ("case_study/resnet-50-batch-1-latency-p50-all-cores/", {"en": "batch-1 p50", "zh": "批大小 1 的 p50"})}
+        lines = ["| " + " | ".join(heads) + " |", "|---|---|---|---|---:|"]
+        for k, rows in self.rows.items():
+            for prefix, name in regimes.values():
+                group = {i: r for i, r in rows.items() if i.startswith(prefix) and r.get("ratio")}
+                runtimes = {i: r for i, r in group.items() if i.endswith("-other-runtime")}
+                pytorch = {i: r for i, r in group.items() if i not in runtimes}
+                if not runtimes or not pytorch:
+                    continue
+                best = [max(side.values(), key=lambda r: r["ratio"]) for side in (pytorch, runtimes)]
+                comma = "，" if self.lang == "zh" else ", "
+                cells = [self._label(r["label"]).replace(" (other runtime)", "").replace("（其他运行时）", "") + comma
+                         + fmt_value(r["median"], r["unit"]).replace("samples/s", "张图像/秒" if self.lang == "zh" else "images/s")
+                         for r in best]
+                lines.append(f"| {kind_title(self.references[k]['machine'])} | {name[self.lang]} | {cells[0]} | "
+                             f"{cells[1]} | {best[1]['ratio'] / best[0]['ratio']:.2f}× |")
+        return "\n".join(lines)
+
+    # the profiled int8 rows of the case study: (group slug's engine part, the step's row slug)
+    PROFILED = (("pytorch-step-7", "7-int8"), ("onnx-runtime", "onnx-runtime-int8-other-runtime"),
+                ("openvino", "openvino-int8-other-runtime"))
+    PARTS = ("convolutions", "other-operators", "around-the-operators", "whole-call")
+
+    def call_profile(self) -> str:
+        """From naive to fast: where a ResNet-50 int8 batch-1 call's time goes in PyTorch's step 7
+        and in each runtime's int8, per kind measured: milliseconds per call under each engine's
+        profiler (share of the whole call), and the p50 without a profiler from the latency table."""
+        heads = {"en": ("CPU", "Engine", "convolutions", "other operators", "around the operators",
+                        "whole call, profiled", "p50, not profiled"),
+                 "zh": ("CPU", "引擎", "卷积", "其他算子", "算子之外", "整次调用（开着分析器）",
+                        "p50（不开分析器）")}[self.lang]
+        group = "case_study/where-a-resnet-50-int8-batch-1-call-s-time-goes-{}-all-cores/{}"
+        lines = ["| " + " | ".join(heads) + " |", "|---|---|" + "---:|" * (len(heads) - 2)]
+        for k, rows in self.rows.items():
+            for engine, step in self.PROFILED:
+                parts = [rows.get(group.format(engine, part)) for part in self.PARTS]
+                latency = rows.get(f"case_study/resnet-50-batch-1-latency-p50-all-cores/{step}")
+                if not all(parts) or latency is None:
+                    continue
+                cells = [f"{fmt_value(r['median'], 's')} ({r['params']['share_of_call']:.0%})" for r in parts[:-1]]
+                lines.append(f"| {kind_title(self.references[k]['machine'])} | {self._label(latency['label'])} | "
+                             + " | ".join(cells) + f" | {fmt_value(parts[-1]['median'], 's')} | "
+                             f"{fmt_value(latency['median'], 's')} |")
+        if len(lines) == 2:
+            return {"en": "*No reference has profiled these calls yet: "
+                          "`python -m bench --full --only case_study` measures yours.*",
+                    "zh": "*还没有参考结果分析过这些调用：`python -m bench --full --only case_study` "
+                          "可以测你的机器。*"}[self.lang]
+        return "\n".join(lines)
+
     def _elsewhere(self, kind_: str, pattern: str) -> bool:
         return any(pattern.startswith(prefix) for prefix in self.references[kind_].get("elsewhere", {}))
 
@@ -701,7 +758,7 @@ class Figures:
                 ("ratio", "times", "between", "value", "param", "verdicts", "steps",
                  "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table",
-                 "upgrade_summary", "decode_table", "engines_table")}
+                 "upgrade_summary", "decode_table", "engines_table", "call_profile", "leave_pytorch")}
 
 
 def environment(figures: Figures) -> jinja2.Environment:

@@ -42,8 +42,8 @@ ZH = {"| Variant |": "| 变体 |", " (baseline) |": "（基线） |",
       "| Case | Variant | Median | Spread |": "| 场景 | 变体 | 中位数 | 离散度 |",
       "Every step: GFLOP/s against the peak, p99 latency, parity and compile time":
           "每个步骤：GFLOP/s 与峰值之比、p99 延迟、结果一致性与编译时间",
-      "| Step | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |":
-          "| 步骤 | GFLOP/s 或 int8 GOPS（占峰值比例） | 批大小 1 的 p99 | Top-1 一致率，最大 logit 差 |",
+      "| Step | Batch | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |":
+          "| 步骤 | 批大小 | GFLOP/s 或 int8 GOPS（占峰值比例） | 批大小 1 的 p99 | Top-1 一致率，最大 logit 差 |",
       "Ratios are times better than the group's baseline (higher is better), measured side by side in one run per "
       "machine:": "比值表示比该组基线好多少倍（越高越好），每台机器在同一次运行中并排测得：",
       "Your numbers: `python -m bench --full`.": "测你自己的机器：`python -m bench --full`。",
@@ -354,8 +354,8 @@ def step_details(references: list[dict], technique: str) -> str:
                 and r["unit"] == "samples/s"]
         for group in dict.fromkeys(r["group"] for r in rows):  # one table per model, in run order
             lines += [f"**{kind_title(ref['machine'])}: {group.split(' throughput')[0]}**", "",
-                      "| Step | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |",
-                      "|---|---:|---:|---:|"]
+                      "| Step | Batch | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |",
+                      "|---|---:|---:|---:|---:|"]
             lines += [_step_line(r) for r in rows if r["group"] == group] + [""]
     if not lines:
         return ""
@@ -371,7 +371,7 @@ def _step_line(r: dict) -> str:
     compiled = f"<br><small>{built} in {p['compile_s']:.0f}&nbsp;s</small>" if p.get("compile_s") else ""
     if p.get("load_s"):
         compiled += f"<br><small>loads in {p['load_s']:.1f}&nbsp;s</small>"
-    return (f"| {r['label']}{compiled} | {p['gflops']:.0f}{share} | {fmt_value(p['p99_s'], 's')} | "
+    return (f"| {r['label']}{compiled} | {p['batch']} | {p['gflops']:.0f}{share} | {fmt_value(p['p99_s'], 's')} | "
             f"{p['top1_agreement_pct']:.0f}%, {p['max_abs_logit_diff']:.1g} |")
 
 

@@ -150,13 +150,20 @@ def batched(model: torch.nn.Module):
     return predict
 
 
-def best_batch(model: torch.nn.Module, inputs, sizes: tuple[int, ...], seconds: float,
-               threads: int) -> tuple[int, dict[int, float]]:
-    """The batch size with the most inputs/s (step 3's predict), and the whole sweep;
-    inputs(n) makes a batch of n."""
-    predict = batched(model)
-    sweep = {n: throughput(predict, inputs(n), seconds, threads) for n in sizes}
-    return max(sweep, key=sweep.get), sweep
+def best_batch(predict, inputs, sizes: tuple[int, ...], seconds: float,
+               threads: int) -> tuple[int, dict[int, float], dict[int, float]]:
+    """The batch size with the most inputs/s for this predict, the whole sweep, and each size's
+    first call in seconds (where a compiled model compiles that shape); inputs(n) makes a batch
+    of n. Every step from this one on runs its own sweep: compiling, a lower precision or another
+    runtime can move the best size."""
+    sweep, first = {}, {}
+    for n in sizes:
+        batch = inputs(n)
+        start = time.perf_counter()
+        predict(batch)
+        first[n] = time.perf_counter() - start
+        sweep[n] = throughput(predict, batch, seconds, threads)
+    return max(sweep, key=sweep.get), sweep, first
 # --8<-- [end:batching]
 
 
@@ -407,13 +414,14 @@ def not_run_reason(step: str, quick: bool, bf16: bool, model: str = "resnet50") 
 
 def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, size: int | None = None,
                   log=print, progress=lambda step: None, peers: dict | None = None,
-                  model_name: str = "resnet50") -> list[dict]:
+                  model_name: str = "resnet50", inspect=None) -> list[dict]:
     """Measure the chosen steps (names from STEPS; "bf16" brings its side row, "bf16 eager")
     of the model (a key of MODELS) and return one dict per row, in table order. log(line) gets
     the lines printed above the table; progress(step) is called as each step starts. peers:
     {name: (build, precision)} adds rows after the steps, measured the same way on the same
     model and inputs, where build(model, calibration_inputs) returns a predict (another runtime,
-    say); its time, and that of the first calls, is the row's compile_s."""
+    say); its time, and that of the first calls, is the row's compile_s. inspect(row, predict,
+    image), if given, is called for every row that ran, after the timed rounds."""
     peers, spec = peers or {}, MODELS[model_name]
     settings = QUICK if quick else FULL
     size = size or spec["quick" if quick else "full"]
@@ -429,15 +437,17 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
     item = spec["item"]
     log(f"GFLOP per {item}: {flop / 1e9:.2f}")
     log(f"denormal weights: {denormal_fraction(model):.3%} of {sum(p.numel() for p in model.parameters()):,}")
-    if batch is None:
-        batch, sweep = best_batch(model, inputs, settings["sweep"], settings["seconds"], threads)
+    sweeps = batch is None  # each step from batching on picks its own batch size
+    if sweeps:
+        batch, sweep, _ = best_batch(batched(model), inputs, settings["sweep"], settings["seconds"], threads)
         log(f"batch sweep (step batching, {item}s/s): " + ", ".join(f"{n}: {v:.1f}" for n, v in sweep.items()))
-        log(f"batch size: {batch} (best of the sweep)")
+        log(f"batch size: steps 1 and 2 {batch} (step batching's best); from step 3 on each row's own best "
+            f"of the sweep {', '.join(map(str, settings['sweep']))} (column batch)")
     else:
         log(f"batch sweep (step batching, {item}s/s): skipped")
         log(f"batch size: {batch} (--batch)")
 
-    images, image = inputs(batch), inputs(1, seed=2)  # a batch, and one input for batch-1 latency
+    image = inputs(1, seed=2)  # one input for batch-1 latency
     parity_images = inputs(settings["parity_items"], seed=3)
     reference = reference_logits(model, parity_images, batch)
     log(f"parity inputs: {len(parity_images)}, in {reference.argmax(1).unique().numel()} classes by fp32 eager")
@@ -460,7 +470,7 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
         start = time.perf_counter()
         # int8 and peers: export, calibration and conversion, counted as compile time
         if step == PACKAGE:  # compile_s: the build; load_s: a server's start-up
-            path = build_package(model, images, Path(folder.name))
+            path = build_package(model, inputs(2), Path(folder.name))
             row["compile_s"] = time.perf_counter() - start
             row["package_mb"] = path.stat().st_size / 1e6
             row["load_s"] = new_process_load_s(path, size)
@@ -470,22 +480,32 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
         else:
             predict = int8_compiled(model, calibration) if step == "int8" else \
                 spec.get("steps", {}).get(step, FACTORIES[step])(model)  # a model's own version of a step
-        if step in COMPILED or step in peers:  # both shapes measured below, at the threads they run at
-            predict(images)
-            predict(image)
-            row["compile_s"] = time.perf_counter() - start
+        ready = time.perf_counter() - start
+        # naive and inference_mode take one image at a time; batching's sweep is the one above
+        if sweeps and step not in ("naive", "inference_mode", "batching"):
+            row["batch"], _, first = best_batch(predict, inputs, settings["sweep"], settings["seconds"], threads)
+        else:
+            first = {n: 0.0 for n in {row["batch"], 1}}
+            for n in first:  # both shapes measured below, at the threads they run at
+                start = time.perf_counter()
+                predict(inputs(n))
+                first[n] = time.perf_counter() - start
+        if step in COMPILED or step in peers:  # building, and compiling the two shapes measured below
+            row["compile_s"] = ready + first[row["batch"]] + (first[1] if row["batch"] != 1 else 0.0)
         row["top1_agreement_pct"], row["max_abs_logit_diff"] = parity(
-            reference, all_logits(predict, parity_images, batch))
-        built.append((row, predict))
+            reference, all_logits(predict, parity_images, row["batch"]))
+        built.append((row, predict, inputs(row["batch"])))
     for _ in range(settings["rounds"]):  # every row once per round, in table order
-        for row, predict in built:
+        for row, predict, images in built:
             row["items_per_s_rounds"].append(throughput(predict, images, settings["seconds"], threads))
             row["latency_samples_s"] += latency(predict, image, settings["latency_calls"])
-    for row, _ in built:  # throughput: the median round; latency: every round's calls pooled
+    for row, _, _ in built:  # throughput: the median round; latency: every round's calls pooled
         row["items_per_s"] = statistics.median(row["items_per_s_rounds"])
         row["p50_s"], row["p99_s"] = p50_p99(row["latency_samples_s"])
         row["gflops"] = row["items_per_s"] * flop / 1e9
         row["run"] = True
+    for row, predict, _ in built if inspect else ():
+        inspect(row, predict, image)
     folder.cleanup()
     return rows
 
@@ -498,14 +518,14 @@ def print_table(rows: list[dict], parity_items: int, item: str = "image") -> Non
         STEPS[STEPS.index(step) - 1] if STEPS.index(step) else None)
     ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
 
-    print(f"\n{'step':20}{item + 's/s':>12}{'x naive':>9}{'x prev':>8}{'GFLOP/s':>9}"
+    print(f"\n{'step':20}{'batch':>6}{item + 's/s':>12}{'x naive':>9}{'x prev':>8}{'GFLOP/s':>9}"
           f"{'p50 ms':>9}{'x naive':>9}{'p99 ms':>9}")
     for r in rows:
         if not r["run"]:
             print(f"{label(r['step']):20} {r['reason']}")
             continue
         before = by_step.get(previous(r["step"]))
-        print(f"{label(r['step']):20}{r['items_per_s']:12.1f}"
+        print(f"{label(r['step']):20}{r['batch']:6d}{r['items_per_s']:12.1f}"
               f"{ratio(r['items_per_s'], base and base['items_per_s']):>9}"
               f"{ratio(r['items_per_s'], before and before['items_per_s']):>8}{r['gflops']:9.1f}"
               f"{r['p50_s'] * 1e3:9.1f}{ratio(base and base['p50_s'], r['p50_s']):>9}{r['p99_s'] * 1e3:9.1f}")

@@ -1,15 +1,18 @@
 """ResNet-50 under ONNX Runtime and OpenVINO, beside PyTorch eager on the same inputs: exported
 with torch.onnx.export(dynamo=True) and run by ONNX Runtime's CPU execution provider in fp32 and
 static int8; converted from torch.export by OpenVINO and compiled for the CPU device with its
-latency and throughput hints, in fp32 and (where the CPU has it natively) bf16.
+latency and throughput hints, in fp32, static int8 (calibrated by NNCF) and, where the CPU has it
+natively, bf16.
 
 python case_study_resnet50_runtimes.py                          # 224x224: about a minute on 2 cores
 python case_study_resnet50_runtimes.py --quick                  # 64x64: seconds
 python case_study_resnet50_runtimes.py --runtime onnxruntime    # one runtime only
-Needs: pip install onnx==1.23.2 onnxscript==0.7.2 onnxruntime==1.32.0 openvino==2026.4.1
+Needs: pip install onnx==1.23.2 onnxscript==0.7.2 onnxruntime==1.32.0 openvino==2026.4.1 nncf==3.4.0
 """
 import argparse
+import contextlib
 import importlib
+import io
 import os
 import tempfile
 import time
@@ -22,7 +25,7 @@ from torch.utils.benchmark import Timer
 # {runtime: (the modules it needs, how to install them)}; torch.onnx.export needs onnx and onnxscript
 RUNTIMES = {"onnxruntime": (("onnx", "onnxscript", "onnxruntime"),
                             "pip install onnx==1.23.2 onnxscript==0.7.2 onnxruntime==1.32.0"),
-            "openvino": (("openvino",), "pip install openvino==2026.4.1")}
+            "openvino": (("openvino", "nncf"), "pip install openvino==2026.4.1 nncf==3.4.0")}
 
 
 def missing_module(runtime: str) -> str | None:
@@ -81,6 +84,7 @@ def onnxruntime_predictor(model: torch.nn.Module, calibration: torch.Tensor, pre
     on, intra-op threads set to the cores torch uses (not left to ONNX Runtime's own count),
     and no inter-op pool. Returns predict(batch) -> logits, tensors in and out. The .onnx
     files are written to a temporary folder, removed once the session has read them."""
+    import onnx
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -91,33 +95,52 @@ def onnxruntime_predictor(model: torch.nn.Module, calibration: torch.Tensor, pre
         path = export_onnx(model, calibration, Path(folder) / "resnet50.onnx")
         if precision == "int8":
             path = quantize_int8(path, calibration)
-        session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        data = onnx.load(str(path)).SerializeToString()  # weights inlined; kept for profile_onnxruntime
+    session = onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
     name = session.get_inputs()[0].name
 
     def predict(batch: torch.Tensor) -> torch.Tensor:
         return torch.from_numpy(session.run(None, {name: batch.contiguous().numpy()})[0])
+    predict.profile = lambda image, calls=20: profile_onnxruntime(data, options, image, calls)
     return predict
 # --8<-- [end:onnxruntime]
 
 # --8<-- [start:openvino]
+def quantize_openvino(converted, calibration: torch.Tensor):
+    """Static int8 by NNCF, OpenVINO's quantiser: the activation ranges read from the same
+    calibration images, one at a time; per-channel int8 weights, fake-quantize nodes that the CPU
+    plugin fuses into int8 convolutions; NNCF's default preset (symmetric weights and
+    activations)."""
+    import nncf
+
+    images = nncf.Dataset([image.unsqueeze(0).numpy() for image in calibration])
+    with contextlib.redirect_stdout(io.StringIO()):  # its progress bars, drawn on stdout
+        return nncf.quantize(converted, images, subset_size=len(calibration))
+
+
 def openvino_predictor(model: torch.nn.Module, example: torch.Tensor, precision: str = "fp32",
                        threads: int | None = None):
     """torch.export with a dynamic batch size, then openvino.convert_model reads the exported
     program directly (no ONNX file; given the module itself it would trace it with the
-    deprecated torch.jit.trace). Then the CPU plugin compiles it twice: with the LATENCY hint (one stream on
+    deprecated torch.jit.trace); for int8, NNCF calibrates it on `example` (the calibration
+    images). Then the CPU plugin compiles it twice: with the LATENCY hint (one stream on
     all threads) for single images, and with the THROUGHPUT hint (several streams, each taking
     a slice of the batch as its own request) for batches. The precision is set explicitly: on a
-    CPU with native bf16 OpenVINO's default is bf16, not the fp32 the model was written in."""
+    CPU with native bf16 OpenVINO's default is bf16, not the fp32 the model was written in (for
+    int8, what is not quantised runs in fp32, as in the other runtimes' int8)."""
     import openvino
 
     batch = torch.export.Dim("batch", min=1, max=1024)
-    example = torch.cat([example, example])[:2]  # traced at batch 2: at batch 1 export fixes the size
-    converted = openvino.convert_model(torch.export.export(model.eval(), (example,), dynamic_shapes=({0: batch},)))
-    config = {"INFERENCE_PRECISION_HINT": {"fp32": "f32", "bf16": "bf16"}[precision],
+    pair = torch.cat([example, example])[:2]  # traced at batch 2: at batch 1 export fixes the size
+    converted = openvino.convert_model(torch.export.export(model.eval(), (pair,), dynamic_shapes=({0: batch},)))
+    if precision == "int8":
+        converted = quantize_openvino(converted, example)
+    config = {"INFERENCE_PRECISION_HINT": {"fp32": "f32", "int8": "f32", "bf16": "bf16"}[precision],
               "INFERENCE_NUM_THREADS": threads or torch.get_num_threads()}  # the cores torch uses, as for ONNX Runtime
     core = openvino.Core()
     latency = core.compile_model(converted, "CPU", {**config, "PERFORMANCE_HINT": "LATENCY"})
     throughput = core.compile_model(converted, "CPU", {**config, "PERFORMANCE_HINT": "THROUGHPUT"})
+    profiled = lambda: core.compile_model(converted, "CPU", {**config, "PERFORMANCE_HINT": "LATENCY", "PERF_COUNT": True})
     requests = openvino.AsyncInferQueue(throughput, throughput.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS"))
     single = latency.create_infer_request()
     answers = {}
@@ -132,8 +155,96 @@ def openvino_predictor(model: torch.nn.Module, example: torch.Tensor, precision:
             requests.start_async(part, userdata=slot)
         requests.wait_all()
         return torch.from_numpy(np.concatenate([answers[slot] for slot in range(len(slices))]))
+    predict.profile = lambda image, calls=20: profile_openvino(profiled(), image, calls)
     return predict
 # --8<-- [end:openvino]
+
+
+# --8<-- [start:profile]
+PARTS = ("convolutions", "other operators", "around the operators", "whole call")
+
+
+def split_call(whole: float, operators: list[tuple[str, float]]) -> dict[str, float]:
+    """One call's seconds by PARTS: its operators' time, convolutions (by name) and the rest,
+    and what the call spent around them (the framework's own work per call)."""
+    convolutions = sum(seconds for name, seconds in operators if "conv" in name.lower())
+    busy = sum(seconds for _, seconds in operators)
+    return {"convolutions": convolutions, "other operators": busy - convolutions,
+            "around the operators": whole - busy, "whole call": whole}
+
+
+def by_part(calls: list[dict[str, float]]) -> dict[str, list[float]]:
+    return {part: [call[part] for call in calls] for part in PARTS}
+
+
+def profile_pytorch(predict, image: torch.Tensor, calls: int = 20) -> dict[str, list[float]]:
+    """Where PyTorch's batch-1 calls go, by torch.profiler: the outermost operators (aten::,
+    quantized::, onednn::, with what they call), and around them Python, Dynamo's guards, the
+    compiled graph's wrapper and Inductor's own generated kernels, which the profiler does not
+    see as operators. Profiled twice, the first discarded (a compiled model may recompile once)."""
+    for _ in range(2):
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            for _ in range(calls):
+                with torch.profiler.record_function("call"):
+                    predict(image)
+    events = prof.events()
+    found = {id(e): [] for e in events if e.name == "call"}
+    for event in [e for e in events if "::" in e.name]:  # operators are namespaced
+        parent = event.cpu_parent
+        while parent is not None and id(parent) not in found and "::" not in parent.name:
+            parent = parent.cpu_parent
+        if parent is not None and id(parent) in found:  # outermost: no operator between it and the call
+            found[id(parent)].append((event.name, event.cpu_time_total / 1e6))
+    return by_part([split_call(e.cpu_time_total / 1e6, found[id(e)]) for e in events if e.name == "call"])
+
+
+def profile_onnxruntime(data: bytes, options, image: torch.Tensor, calls: int = 20) -> dict[str, list[float]]:
+    """The same for ONNX Runtime: a second session on the same model with its profiler on;
+    each node's kernel time (QLinearConv, QLinearAdd, ...) per run, and around them the rest
+    of session.run as Python times it."""
+    import json
+    import onnxruntime
+
+    with tempfile.TemporaryDirectory(prefix="onnxruntime-profile-") as folder:
+        options.enable_profiling, options.profile_file_prefix = True, str(Path(folder) / "profile")
+        try:
+            session = onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+        finally:
+            options.enable_profiling = False
+        feed = {session.get_inputs()[0].name: image.contiguous().numpy()}
+        session.run(None, feed)  # warm-up
+        walls = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            session.run(None, feed)
+            walls.append(time.perf_counter() - start)
+        events = json.loads(Path(session.end_profiling()).read_text())
+    runs = sorted((e["ts"], e["ts"] + e["dur"]) for e in events if e.get("cat") == "Session" and e["name"] == "model_run")[-calls:]
+    nodes = [(e["ts"], e["args"]["op_name"], e["dur"] / 1e6) for e in events
+             if e.get("cat") == "Node" and e["name"].endswith("_kernel_time")]
+    return by_part([split_call(wall, [(op, s) for ts, op, s in nodes if first <= ts <= last])
+                    for wall, (first, last) in zip(walls, runs)])
+
+
+def profile_openvino(compiled, image: torch.Tensor, calls: int = 20) -> dict[str, list[float]]:
+    """The same for OpenVINO: the model compiled with PERF_COUNT on (LATENCY hint); each executed
+    node's real time per inference (its type: Convolution, ...), and around them the rest of
+    infer() as Python times it."""
+    import openvino
+
+    executed = openvino.ProfilingInfo.Status.EXECUTED  # a node fused into another is NOT_EXECUTED
+    request = compiled.create_infer_request()
+    data = image.contiguous().numpy()
+    request.infer(data)  # warm-up
+    found = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        request.infer(data)
+        wall = time.perf_counter() - start
+        found.append(split_call(wall, [(node.node_type, node.real_time.total_seconds())
+                                       for node in request.profiling_info if node.status == executed]))
+    return by_part(found)
+# --8<-- [end:profile]
 
 
 def openvino_native_bf16() -> bool:
@@ -165,7 +276,7 @@ def rows_to_run(runtimes: list[str]) -> list[tuple[str, object, str | None]]:
         if runtime == "onnxruntime":
             rows += [("ONNX Runtime fp32", onnxruntime_predictor, "fp32"), ("ONNX Runtime int8", onnxruntime_predictor, "int8")]
         else:
-            rows += [("OpenVINO fp32", openvino_predictor, "fp32"),
+            rows += [("OpenVINO fp32", openvino_predictor, "fp32"), ("OpenVINO int8", openvino_predictor, "int8"),
                      ("OpenVINO bf16", openvino_predictor, "bf16" if openvino_native_bf16() else "not run: no native bf16")]
     return rows
 
@@ -175,6 +286,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="64x64 images, short timings: seconds")
     parser.add_argument("--batch", type=int, default=8, help="images per batch for throughput, 2 to 256 (default 8)")
     parser.add_argument("--runtime", choices=[*RUNTIMES, "all"], default="all", help="which runtime(s) to run (default all)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also show where a batch-1 call's time goes in each row, by each one's profiler")
     args = parser.parse_args()
     if not 2 <= args.batch <= 256:
         parser.error(f"--batch must be between 2 and 256 (batch 1 is the latency column), not {args.batch}")
@@ -194,6 +307,7 @@ def main() -> None:
             return model(batch)
 
     expected = eager(images)
+    profiles = {}
     print(f"{'runtime':20}{'build s':>8}{'images/s':>10}{'batch-1 ms':>11}{'top-1 agree':>12}{'max |diff|':>11}")
     for name, build, precision in rows:
         if precision and precision.startswith("not run"):  # the same rows on every CPU
@@ -207,6 +321,13 @@ def main() -> None:
         print(f"{name:20}{built:8.1f}{args.batch / per_call_s(predict, images, seconds):10.1f}"
               f"{per_call_s(predict, images[:1], seconds) * 1e3:11.1f}{agree:12.0%}"
               f"{(logits - expected).abs().max().item():11.1e}")
+        profiles[name] = predict
+    if args.profile:
+        print(f"\nbatch 1, ms per call under each one's profiler (median of 20 calls)\n{'runtime':20}"
+              + "".join(f"{part:>22}" for part in PARTS))
+        for name, predict in profiles.items():
+            found = predict.profile(images[:1]) if hasattr(predict, "profile") else profile_pytorch(predict, images[:1])
+            print(f"{name:20}" + "".join(f"{np.median(found[part]) * 1e3:22.2f}" for part in PARTS))
 
 
 if __name__ == "__main__":

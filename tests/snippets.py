@@ -254,13 +254,15 @@ MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
     "case_study_inference": (
         (r"^torch \S+, (\d+) thread\(s\), CPU capability (\w+), native bf16: (yes|no), native int8: (yes|no)$",
          "threads, the ISA torch dispatches to, and whether the CPU has bf16 (AVX512_BF16/AMX) and int8 (VNNI/AMX)"),
-        (r"^batch size: (\d+) \(best of the sweep\)$", "the fastest batch size depends on the CPU"),
+        (r"^batch size: steps 1 and 2 (\d+) \(step batching's best\)", "the fastest batch size depends on the CPU"),
+        (r"^(?:\d [a-z_]+|  [a-z0-9 ]+ \(side\)) +(\d+) +\d", "so does each row's own (column batch)"),
         (r"^parity inputs: \d+, in (\d+) classes by fp32 eager$",
          "near-ties between classes round either way with the ISA's summation order"),
     ),
     "case_study_resnet50_runtimes": (
         (r"^torch \S+, (\d+) thread\(s\)", "threads: one per usable core"),
-        (r"^ONNX Runtime int8 +\S+ +\S+ +\S+ +(\d+%)", "int8 rounding flips near-ties differently with and without VNNI"),
+        (r"^(?:ONNX Runtime|OpenVINO) int8 +\S+ +\S+ +\S+ +(\d+%)",
+         "int8 rounding flips near-ties differently with and without VNNI"),
         (r"^OpenVINO bf16 +(.+)$", "measured only where OpenVINO has native bf16 (AVX512_BF16, AMX)"),
     ),
     "case_study_training": (

@@ -12,7 +12,7 @@ NAME = "case_study_inference"
 STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16", "int8")
 FP32_EAGER = STEPS[:4]
 NUMBER = r"[\d.]+"
-MEASURED = rf"{NUMBER} +(?:{NUMBER}x|-) +(?:{NUMBER}x|-) +{NUMBER} +{NUMBER} +(?:{NUMBER}x|-) +{NUMBER}"
+MEASURED = rf"\d+ +{NUMBER} +(?:{NUMBER}x|-) +(?:{NUMBER}x|-) +{NUMBER} +{NUMBER} +(?:{NUMBER}x|-) +{NUMBER}"
 
 
 def label(step: str) -> str:
@@ -49,9 +49,14 @@ def test_quick_run_prints_header_and_model_facts(quick):
     gflop = float(re.search(r"^GFLOP per image: ([\d.]+)$", quick, re.M).group(1))
     assert 0.6 < gflop < 0.75  # 8.2 GFLOP at 224x224, scaled by (64/224)^2 for the convolutions
     assert re.search(r"^denormal weights: 0\.000% of 25,557,032$", quick, re.M)
-    chosen = int(re.search(r"^batch size: (\d+) \(best of the sweep\)$", quick, re.M).group(1))
+    chosen = int(re.search(r"^batch size: steps 1 and 2 (\d+) \(step batching's best\); from step 3 on each "
+                           r"row's own best of the sweep 1, 4, 16 \(column batch\)$", quick, re.M).group(1))
     swept = re.search(r"^batch sweep \(step batching, images/s\): (.+)$", quick, re.M).group(1)
-    assert chosen in [int(part.split(":")[0]) for part in swept.split(", ")]
+    sizes = [int(part.split(":")[0]) for part in swept.split(", ")]
+    assert chosen in sizes and sizes == [1, 4, 16]
+    batch = {step: int(table_row(quick, step).split()[0]) for step in FP32_EAGER}
+    assert batch["naive"] == batch["inference_mode"] == batch["batching"] == chosen  # the eager sweep's best
+    assert batch["channels_last"] in sizes  # its own sweep's best
     assert "parity on 16 inputs against fp32 eager" in quick
 
 
@@ -66,7 +71,7 @@ def test_quick_run_has_every_step_measured_or_marked_not_run(quick):
     assert table_row(quick, "bf16 eager") == "not run in --quick"
     assert table_row(quick, "package") == "not run in --quick" and "package: not run in --quick" in quick
     naive = table_row(quick, "naive").split()
-    assert naive[1] == "1.00x" and naive[2] == "-" and naive[5] == "1.00x"  # naive against itself
+    assert naive[2] == "1.00x" and naive[3] == "-" and naive[6] == "1.00x"  # naive against itself
 
 
 def test_every_step_agrees_with_fp32_eager(quick):
@@ -107,7 +112,7 @@ def test_steps_selects_the_rows():
     for step in ("naive", "inference_mode", "batching", "compile"):
         assert table_row(out, step) is None and parity_row(out, step) is None
     row = table_row(out, "channels_last").split()
-    assert row[1] == "-" and row[2] == "-" and row[5] == "-"  # no naive or batching row to compare with
+    assert row[0] == "2" and row[2] == "-" and row[3] == "-" and row[6] == "-"  # no naive or batching row to compare with
     assert agreement(out, "channels_last")[0] >= 99.0
     assert table_row(out, "bf16") == "not run in --quick"
     assert table_row(out, "bf16 eager") == "not run in --quick"  # the side row comes with bf16

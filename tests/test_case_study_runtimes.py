@@ -55,17 +55,19 @@ def test_onnxruntime_agrees_with_pytorch(quick):
 
 
 def test_openvino_agrees_with_pytorch(quick):
-    """fp32 asked for explicitly gives fp32 logits; the bf16 row exists where OpenVINO has native bf16."""
+    """fp32 asked for explicitly gives fp32 logits; NNCF's int8 is close, not equal; the bf16 row
+    exists where OpenVINO has native bf16."""
     require("openvino")
     measured = rows(quick)
     assert measured["OpenVINO fp32"]["agree"] == 100 and measured["OpenVINO fp32"]["diff"] < 1e-3
+    assert 1e-3 < measured["OpenVINO int8"]["diff"] < 20  # quantised: close, not equal
     if runpy.run_path(str(snippet_path(NAME)))["openvino_native_bf16"]():
         assert 1e-3 < measured["OpenVINO bf16"]["diff"] < 5
     else:
         assert re.search(r"^OpenVINO bf16 +not run: no native bf16$", quick, re.M), quick
 
 
-@pytest.mark.parametrize("runtime,left", [("onnxruntime", ["OpenVINO fp32", "OpenVINO bf16"]),
+@pytest.mark.parametrize("runtime,left", [("onnxruntime", ["OpenVINO fp32", "OpenVINO int8", "OpenVINO bf16"]),
                                           ("openvino", ["ONNX Runtime fp32", "ONNX Runtime int8"])])
 def test_a_missing_runtime_prints_skip_and_the_other_still_runs(runtime, left, monkeypatch, capsys):
     """Which rows run, without running them: the SKIP line names the missing module and how to
@@ -117,6 +119,56 @@ def test_a_missing_runtime_leaves_its_rows_out_with_a_skip_line(monkeypatch, cap
     found = case_study.peers(bf16=True)
     assert list(found) == ["ONNX Runtime fp32", "ONNX Runtime int8"]
     assert "SKIP: case_study row 'OpenVINO fp32': openvino is not installed" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def small_int8():
+    """ResNet-50 at 32x32, its int8 rows built as the benchmark builds them: PyTorch's step 7,
+    ONNX Runtime's and OpenVINO's."""
+    require("onnxruntime", "openvino")
+    case = runpy.run_path(str(snippet_path("case_study_inference")))
+    snippet = runpy.run_path(str(snippet_path(NAME)))
+    model = case["make_resnet50"](32)
+    calibration = case["make_images"](16, 32, seed=4)
+    built = {"PyTorch": case["int8_compiled"](model, calibration),
+             "ONNX Runtime": snippet["onnxruntime_predictor"](model, calibration, "int8"),
+             "OpenVINO": snippet["openvino_predictor"](model, calibration, "int8")}
+    return snippet, built, case["make_images"](1, 32, seed=2)
+
+
+@pytest.mark.parametrize("engine", ["PyTorch", "ONNX Runtime", "OpenVINO"])
+def test_a_profiled_call_splits_into_parts_that_add_up(engine, small_int8):
+    """What the page's profile table shows: each batch-1 call split by the engine's own profiler
+    into convolutions, other operators and the time around them, which add up to the call; the
+    convolutions were seen (by name: QLinearConv, onednn::qconv..., Convolution) and take time."""
+    snippet, built, image = small_int8
+    predict = built[engine]
+    found = predict.profile(image, calls=5) if hasattr(predict, "profile") else snippet["profile_pytorch"](predict, image, 5)
+    assert list(found) == list(snippet["PARTS"]) and all(len(v) == 5 for v in found.values())
+    for i in range(5):
+        parts = [found[p][i] for p in ("convolutions", "other operators", "around the operators")]
+        assert abs(sum(parts) - found["whole call"][i]) < 1e-9
+        assert 0 < found["convolutions"][i] < found["whole call"][i] and found["other operators"][i] >= 0
+
+
+def test_openvino_int8_runs_int8_convolutions(small_int8):
+    """NNCF's model runs its convolutions as int8 kernels: OpenVINO's counters name the
+    precision each executed convolution ran in."""
+    import openvino
+    import torch
+
+    snippet, _, image = small_int8
+    case = runpy.run_path(str(snippet_path("case_study_inference")))
+    batch = torch.export.Dim("batch", min=1, max=1024)
+    exported = torch.export.export(case["make_resnet50"](32), (torch.zeros(2, 3, 32, 32),), dynamic_shapes=({0: batch},))
+    quantized = snippet["quantize_openvino"](openvino.convert_model(exported), case["make_images"](16, 32, seed=4))
+    compiled = openvino.Core().compile_model(quantized, "CPU", {"PERF_COUNT": True, "INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+    request.infer(image.numpy())
+    executed = [n for n in request.profiling_info if n.node_type == "Convolution"
+                and n.status == openvino.ProfilingInfo.Status.EXECUTED]
+    assert len(executed) >= 20 and all("I8" in n.exec_type.upper() or "U8" in n.exec_type.upper() for n in executed), \
+        [(n.node_name, n.exec_type) for n in executed]
 
 
 def test_int8_model_runs_every_convolution_as_qlinearconv(tmp_path):

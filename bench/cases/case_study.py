@@ -33,7 +33,8 @@ SIDE_NAMES = {"package": "AOTInductor package"}
 PEERS = {"ONNX Runtime fp32": ("onnxruntime", "fp32", "compile"),
          "OpenVINO fp32": ("openvino", "fp32", "compile"),
          "OpenVINO bf16": ("openvino", "bf16", "bf16"),
-         "ONNX Runtime int8": ("onnxruntime", "int8", "int8")}
+         "ONNX Runtime int8": ("onnxruntime", "int8", "int8"),
+         "OpenVINO int8": ("openvino", "int8", "int8")}
 
 
 def label(step: str, index: int) -> str:
@@ -61,13 +62,22 @@ def peers(bf16: bool) -> dict:
     return found
 
 
+# Where a batch-1 int8 call's time goes, ResNet-50, full mode: {row: its name in the group's title}
+PROFILED = {"int8": "PyTorch (step 7)", "ONNX Runtime int8": "ONNX Runtime", "OpenVINO int8": "OpenVINO"}
+PROFILE = "Where a ResNet-50 int8 batch-1 call's time goes, {}, all cores"
+
+
 def run(session) -> None:
     case = load_snippet("case_study_inference")
     for model, (throughput, latency) in GROUPS.items():
         with_peers = model == "resnet50" and not session.quick
+        profiles = {}
         rows = case.measure_steps(quick=session.quick, log=lambda line: None, model_name=model,
-                                  peers=peers(case.native_bf16()) if with_peers else None)
+                                  peers=peers(case.native_bf16()) if with_peers else None,
+                                  inspect=lambda row, predict, image: profile(profiles, row, predict, image))
         record(session, case, rows, throughput, latency)
+        if model == "resnet50":
+            record_profiles(session, profiles, "not run in --quick" if session.quick else None)
         for row, (_, precision, _) in (PEERS.items() if with_peers and not case.native_bf16() else ()):
             if precision == "bf16":  # peers() leaves it out
                 for group in (throughput, latency):
@@ -75,6 +85,35 @@ def run(session) -> None:
     training = load_snippet("case_study_training")
     target, rows = training.measure_steps(quick=session.quick, log=lambda line: None)
     record_training(session, training, target, rows)
+
+
+def profile(profiles: dict, row: dict, predict, image) -> None:
+    """Profile the int8 rows at batch 1 after the timed rounds (the snippet's profile_* functions):
+    PyTorch's step with torch.profiler, a runtime with its own profiler (predict.profile)."""
+    if row["step"] in PROFILED:
+        runtimes = load_snippet("case_study_resnet50_runtimes")
+        profiles[row["step"]] = predict.profile(image) if hasattr(predict, "profile") else \
+            runtimes.profile_pytorch(predict, image)
+
+
+def record_profiles(session, profiles: dict, quick_reason: str | None) -> None:
+    """One group per profiled row: its parts in seconds per call, each with its share of the whole
+    call (ratio, higher_is_better: part ÷ call, not a speed-up). A row that did not run is skipped."""
+    parts = load_snippet("case_study_resnet50_runtimes").PARTS
+    for step, name in PROFILED.items():
+        group = PROFILE.format(name)
+        if step not in profiles:
+            reason = quick_reason or ("not run: a runtime is not installed" if step in PEERS else "not run")
+            for part in parts:
+                session.skip(group, part, reason)
+            continue
+        found = profiles[step]
+        whole = summarise(found["whole call"])[0]
+        for part in parts:
+            median, spread = summarise(found[part])
+            session.record(group, part, median, "s", baseline=part == "whole call", higher_is_better=True,
+                           spread=spread, runs=len(found[part]),
+                           params={"num_threads": machine.usable_cores(), "share_of_call": median / whole})
 
 
 # The training side rows' labels: the allocator rows each train in a fresh process
