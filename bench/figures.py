@@ -319,8 +319,8 @@ class Figures:
     def _case_groups(self) -> list[str]:
         found = {}
         for rows in self.rows.values():
-            for row_id in rows:
-                if row_id.startswith("case_study/"):
+            for row_id, row in rows.items():
+                if row_id.startswith("case_study/") and "step" in row["params"]:  # not the profiles
                     found[row_id.split("/")[1]] = None
         return list(found)
 
@@ -692,34 +692,58 @@ class Figures:
             out.append("\n".join(lines))
         return "\n\n".join(out)
 
+    # the case study's two regimes: (row-id prefix, name per language)
+    REGIMES = {"throughput": ("case_study/resnet-50-throughput-all-cores/", {"en": "throughput", "zh": "吞吐量"}),
+               "latency": ("case_study/resnet-50-batch-1-latency-p50-all-cores/",
+                           {"en": "batch-1 p50", "zh": "批大小 1 的 p50"})}
+
+    def _fastest(self, kind_: str, regime: str) -> tuple[dict, dict] | None:
+        """(PyTorch's fastest row, the fastest other runtime's row) of the regime on the kind,
+        or None where the kind has no runtime rows."""
+        prefix = self.REGIMES[regime][0]
+        group = {i: r for i, r in self.rows[kind_].items() if i.startswith(prefix) and r.get("ratio")}
+        runtimes = [r for i, r in group.items() if i.endswith("-other-runtime")]
+        pytorch = [r for i, r in group.items() if not i.endswith("-other-runtime")]
+        if not runtimes or not pytorch:
+            return None
+        return max(pytorch, key=lambda r: r["ratio"]), max(runtimes, key=lambda r: r["ratio"])
+
+    def runtime_lead(self, kind_: str, regime: str) -> float:
+        """How many times better the fastest other runtime was than PyTorch's fastest row
+        (below 1: PyTorch was ahead)."""
+        found = self._fastest(kind_, regime)
+        if found is None:
+            raise FigureError(f"the {kind_} reference has no other runtime's rows")
+        return found[1]["ratio"] / found[0]["ratio"]
+
+    def lead(self, kind_: str, regime: str) -> str:
+        """runtime_lead as the page writes it: '1.07×'."""
+        return f"{self.runtime_lead(kind_, regime):.2f}×"
+
     def leave_pytorch(self) -> str:
         """From naive to fast, the conclusion per kind: in each regime, PyTorch's fastest row (its
         steps and the package) against the fastest other runtime's, and how many times better the
         runtime was (below 1×: PyTorch was ahead)."""
         heads = {"en": ("CPU", "Regime", "Fastest PyTorch", "Fastest other runtime", "Runtime ÷ PyTorch"),
                  "zh": ("CPU", "场景", "最快的 PyTorch", "最快的其他运行时", "运行时 ÷ PyTorch")}[self.lang]
-        regimes = {"throughput": ("case_study/resnet-50-throughput-all-cores/", {"en": "throughput", "zh": "吞吐量"}),
-                   "latency": ("case_study/resnet-50-batch-1-latency-p50-all-cores/", {"en": "batch-1 p50", "zh": "批大小 1 的 p50"})}
         lines = ["| " + " | ".join(heads) + " |", "|---|---|---|---|---:|"]
-        for k, rows in self.rows.items():
-            for prefix, name in regimes.values():
-                group = {i: r for i, r in rows.items() if i.startswith(prefix) and r.get("ratio")}
-                runtimes = {i: r for i, r in group.items() if i.endswith("-other-runtime")}
-                pytorch = {i: r for i, r in group.items() if i not in runtimes}
-                if not runtimes or not pytorch:
+        comma = "，" if self.lang == "zh" else ", "
+        for k in self.rows:
+            for regime, (_, name) in self.REGIMES.items():
+                found = self._fastest(k, regime)
+                if found is None:
                     continue
-                best = [max(side.values(), key=lambda r: r["ratio"]) for side in (pytorch, runtimes)]
-                comma = "，" if self.lang == "zh" else ", "
                 cells = [self._label(r["label"]).replace(" (other runtime)", "").replace("（其他运行时）", "") + comma
                          + fmt_value(r["median"], r["unit"]).replace("samples/s", "张图像/秒" if self.lang == "zh" else "images/s")
-                         for r in best]
+                         for r in found]
                 lines.append(f"| {kind_title(self.references[k]['machine'])} | {name[self.lang]} | {cells[0]} | "
-                             f"{cells[1]} | {best[1]['ratio'] / best[0]['ratio']:.2f}× |")
+                             f"{cells[1]} | {self.lead(k, regime)} |")
         return "\n".join(lines)
 
     # the profiled int8 rows of the case study: (group slug's engine part, the step's row slug)
-    PROFILED = (("pytorch-step-7", "7-int8"), ("onnx-runtime", "onnx-runtime-int8-other-runtime"),
-                ("openvino", "openvino-int8-other-runtime"))
+    PROFILED = (("pytorch-step-7", "7-int8", {"en": "PyTorch int8 (step 7)", "zh": "PyTorch int8（第 7 步）"}),
+                ("onnx-runtime", "onnx-runtime-int8-other-runtime", {"en": "ONNX Runtime int8", "zh": "ONNX Runtime int8"}),
+                ("openvino", "openvino-int8-other-runtime", {"en": "OpenVINO int8", "zh": "OpenVINO int8"}))
     PARTS = ("convolutions", "other-operators", "around-the-operators", "whole-call")
 
     def call_profile(self) -> str:
@@ -733,13 +757,13 @@ class Figures:
         group = "case_study/where-a-resnet-50-int8-batch-1-call-s-time-goes-{}-all-cores/{}"
         lines = ["| " + " | ".join(heads) + " |", "|---|---|" + "---:|" * (len(heads) - 2)]
         for k, rows in self.rows.items():
-            for engine, step in self.PROFILED:
+            for engine, step, name in self.PROFILED:
                 parts = [rows.get(group.format(engine, part)) for part in self.PARTS]
                 latency = rows.get(f"case_study/resnet-50-batch-1-latency-p50-all-cores/{step}")
                 if not all(parts) or latency is None:
                     continue
                 cells = [f"{fmt_value(r['median'], 's')} ({r['params']['share_of_call']:.0%})" for r in parts[:-1]]
-                lines.append(f"| {kind_title(self.references[k]['machine'])} | {self._label(latency['label'])} | "
+                lines.append(f"| {kind_title(self.references[k]['machine'])} | {name[self.lang]} | "
                              + " | ".join(cells) + f" | {fmt_value(parts[-1]['median'], 's')} | "
                              f"{fmt_value(latency['median'], 's')} |")
         if len(lines) == 2:
@@ -758,7 +782,7 @@ class Figures:
                 ("ratio", "times", "between", "value", "param", "verdicts", "steps",
                  "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table",
-                 "upgrade_summary", "decode_table", "engines_table", "call_profile", "leave_pytorch")}
+                 "upgrade_summary", "decode_table", "engines_table", "call_profile", "leave_pytorch", "lead")}
 
 
 def environment(figures: Figures) -> jinja2.Environment:

@@ -78,6 +78,7 @@ def run(session) -> None:
         record(session, case, rows, throughput, latency)
         if model == "resnet50":
             record_profiles(session, profiles, "not run in --quick" if session.quick else None)
+        free_compiled()
         for row, (_, precision, _) in (PEERS.items() if with_peers and not case.native_bf16() else ()):
             if precision == "bf16":  # peers() leaves it out
                 for group in (throughput, latency):
@@ -85,6 +86,17 @@ def run(session) -> None:
     training = load_snippet("case_study_training")
     target, rows = training.measure_steps(quick=session.quick, log=lambda line: None)
     record_training(session, training, target, rows)
+
+
+def free_compiled() -> None:
+    """Drop the compiled graphs of the model just measured (Dynamo's caches keep every compiled
+    variant and its weights alive) before the next model, and before training forks its workers."""
+    import gc
+
+    import torch
+
+    torch._dynamo.reset()
+    gc.collect()
 
 
 def profile(profiles: dict, row: dict, predict, image) -> None:
