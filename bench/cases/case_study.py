@@ -5,7 +5,7 @@ Quick mode runs the eager steps (64x64 images, 32-token sequences); full mode ev
 128 tokens), the compilations included, each row measured in three interleaved rounds, and beside
 ResNet-50 ONNX Runtime and OpenVINO on the same model and inputs
 (snippets/case_study_resnet50_runtimes.py).
-Then training (snippets/case_study_training.py): a small CNN on scikit-learn's digits, the time each
+Then training (snippets/case_study_training.py), in a process of its own: a small CNN on scikit-learn's digits, the time each
 step takes to reach the naive loop's held-out accuracy, median of 3 runs (quick: 1 run, fewer epochs);
 beside step 4, tcmalloc (LD_PRELOAD) and its control, glibc's malloc, each in a fresh process.
 """
@@ -84,8 +84,32 @@ def run(session) -> None:
                 for group in (throughput, latency):
                     session.skip(group, label(row, 0), "not run: no native bf16")
     training = load_snippet("case_study_training")
-    target, rows = training.measure_steps(quick=session.quick, log=lambda line: None)
+    target, rows = train_in_fresh_process(session.quick)
     record_training(session, training, target, rows)
+
+
+TRAIN = """
+import json, sys
+from bench.core import load_snippet
+target, rows = load_snippet("case_study_training").measure_steps(quick=sys.argv[1] == "quick", log=lambda line: None)
+print(json.dumps([target, rows]))
+"""
+
+
+def train_in_fresh_process(quick: bool) -> tuple[float, list[dict]]:
+    """The training part's (target, rows), measured in a process of its own: on the Zen 4, training
+    in the process that had just run the inference part (compiled models, ONNX Runtime, OpenVINO)
+    died with SIGSEGV twice, where the same training run alone completed."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-c", TRAIN, "quick" if quick else "full"], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[2])
+    if done.returncode != 0:
+        raise RuntimeError(f"the training part failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return tuple(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def free_compiled() -> None:
