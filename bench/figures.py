@@ -173,7 +173,7 @@ class Figures:
                 if base is None:
                     continue
                 regime = "latency" if "latency" in group else "throughput"
-                name = self._label(row["label"]).replace(" (other runtime)", "").replace("（其他运行时）", "")
+                name = self._runtime_name(row["label"])
                 name = re.sub(r" (fp32|bf16|int8)$", "", name)
                 by_step.setdefault(step, {}).setdefault(regime, []).append(f"{name} {row['ratio'] / base['ratio']:.2f}×")
             for step, regimes in sorted(by_step.items()):
@@ -310,6 +310,10 @@ class Figures:
         """A row's label in the page's language (bench/names.zh.json for Chinese)."""
         from bench.render import zh_names
         return zh_names().get(label, label) if self.lang == "zh" else label
+
+    def _runtime_name(self, label: str) -> str:
+        """A case-study row's label in the page's language, without the "(other runtime)" mark."""
+        return self._label(label).replace(" (other runtime)", "").replace("（其他运行时）", "")
 
     def _model(self, slug: str) -> str:
         names = {"resnet-50": ("ResNet-50", "ResNet-50"), "transformer": ("Transformer", "Transformer"),
@@ -733,7 +737,7 @@ class Figures:
                 found = self._fastest(k, regime)
                 if found is None:
                     continue
-                cells = [self._label(r["label"]).replace(" (other runtime)", "").replace("（其他运行时）", "") + comma
+                cells = [self._runtime_name(r["label"]) + comma
                          + fmt_value(r["median"], r["unit"]).replace("samples/s", "张图像/秒" if self.lang == "zh" else "images/s")
                          for r in found]
                 lines.append(f"| {kind_title(self.references[k]['machine'])} | {name[self.lang]} | {cells[0]} | "

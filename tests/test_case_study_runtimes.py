@@ -245,3 +245,17 @@ def test_an_isa_cap_turns_openvino_bf16_off(isa, native, monkeypatch):
         pytest.skip("this CPU has no native bf16 to turn off")
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", isa)
     assert runpy.run_path(str(snippet_path(NAME)))["openvino_native_bf16"]() is native
+
+
+def test_profile_option_prints_each_rows_split():
+    """--profile, as the page tells readers to run it: one line per row, the medians of its
+    convolutions, other operators and time around them close to the median profiled call (each
+    call's parts add up exactly: test_a_profiled_call_splits_into_parts_that_add_up)."""
+    require("openvino")
+    result = run_here(NAME, "--quick", "--runtime", "openvino", "--batch", "2", "--profile")
+    assert result.returncode == 0, result.stderr
+    section = result.stdout.split("under each one's profiler", 1)[1].splitlines()[2:]
+    split = {line[:20].strip(): [float(v) for v in line[20:].split()] for line in section if line.strip()}
+    assert list(split)[:2] == ["PyTorch eager", "OpenVINO fp32"], result.stdout
+    for name, (conv, other, around, whole) in split.items():
+        assert conv > 0 and other >= 0 and abs(conv + other + around - whole) <= 0.1 * whole, (name, conv, other, around, whole)

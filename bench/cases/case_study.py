@@ -114,7 +114,7 @@ def train_in_fresh_process(quick: bool) -> tuple[float, list[dict]]:
 
 def free_compiled() -> None:
     """Drop the compiled graphs of the model just measured (Dynamo's caches keep every compiled
-    variant and its weights alive) before the next model, and before training forks its workers."""
+    variant and its weights alive) before the next model is built."""
     import gc
 
     import torch
