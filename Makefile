@@ -5,25 +5,17 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 
 .PHONY: setup site serve test test-fast test-torch bench bench-torch
-# llama.cpp (llama-cpp-python) is compiled for the CPU it is built on (-march=native): the stamp
-# names that CPU's vector extensions, and setup builds llama.cpp again when the venv meets another
-# CPU (bench/releases.py does the same for the release venvs).
-LLAMA_FLAGS := $(strip $(shell grep -o -w -E 'avx2|avx512[a-z_0-9]*|amx[a-z_0-9]*' /proc/cpuinfo 2>/dev/null | sort -u | tr '\n' ' '))
-LLAMA_STAMP := $(VENV)/.llama-cpp-built-for
-
+# llama.cpp (llama-cpp-python) is compiled for the CPU it is built on: bench/llama_build.py builds it,
+# and again when the venv meets another CPU (its stamp names the CPU's vector extensions; the
+# release venvs of bench/releases.py go through the same script).
 setup: $(VENV)/.installed
-	@test "$$(cat $(LLAMA_STAMP) 2>/dev/null)" = "$(LLAMA_FLAGS)" || { \
-	  echo "llama-cpp-python was built for another CPU (or not yet): building it for this one"; \
-	  $(PY) -m pip install --no-cache-dir --force-reinstall --no-deps $$(grep -E '^llama-cpp-python==' requirements.txt) \
-	  && echo "$(LLAMA_FLAGS)" > $(LLAMA_STAMP); }
+	@$(PY) bench/llama_build.py $(VENV)
 
-# --no-cache-dir: pip would otherwise keep the llama.cpp wheel it compiles for this CPU and reuse it on another.
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	@$(PY) -m pip show -q llama-cpp-python 2>/dev/null || echo "$(LLAMA_FLAGS)" > $(LLAMA_STAMP).new
-	$(PY) -m pip install --no-cache-dir -r requirements.txt
-	@test ! -e $(LLAMA_STAMP).new || mv $(LLAMA_STAMP).new $(LLAMA_STAMP)  # built just now, for this CPU
+	grep -v '^llama-cpp-python==' requirements.txt > $(VENV)/requirements-but-llama-cpp.txt
+	$(PY) -m pip install -r $(VENV)/requirements-but-llama-cpp.txt
 	touch $@
 
 site: setup

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import references
+from bench import llama_build, references
 from bench.cases import techniques
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def build(release: str) -> tuple[Path, dict[str, str], dict[str, str]]:
     pins = references.pins()
     if not (venv / "bin" / "python").is_file():
         subprocess.run(["python3", "-m", "venv", str(venv)], check=True)
-    rest = [line for line in (ROOT / "requirements.txt").read_text().splitlines()  # llama.cpp: llama_for_this_cpu
+    rest = [line for line in (ROOT / "requirements.txt").read_text().splitlines()  # llama.cpp: bench/llama_build.py
             if not re.match(rf"^({'|'.join(PAIRED)}|llama-cpp-python)\b", line.strip())]
     requirements = venv / "requirements-rest.txt"
     requirements.write_text("\n".join(rest) + "\n")
@@ -88,33 +88,10 @@ def build(release: str) -> tuple[Path, dict[str, str], dict[str, str]]:
     done = pip(venv, "--no-deps", f"torchao=={pins['torchao']}")
     if done.returncode != 0:
         missing["torchao"] = f"torchao {pins['torchao']} did not install: {last_error(done)}"
-    why = llama_for_this_cpu(venv)
+    why = llama_build.build(venv)  # the tests that import llama_cpp are skipped saying why
     if why:
         missing["llama_cpp"] = why
     return venv, installed(venv / "bin" / "python"), missing
-
-
-def llama_for_this_cpu(venv: Path) -> str | None:
-    """llama-cpp-python is compiled for the CPU it is built on (-march=native): build it again,
-    without pip's cache (which would hand back the wheel built for another CPU), when the venv's
-    stamp names other vector extensions than this CPU's (the Makefile does the same for .venv).
-    Where the build fails, no build for another CPU is left behind: returns why, and the tests
-    that import llama_cpp are skipped saying so."""
-    flags = set(re.findall(r"\b(avx2|avx512\w*|amx\w*)\b", Path("/proc/cpuinfo").read_text()))
-    stamp = venv / ".llama-cpp-built-for"
-    if stamp.is_file() and set(stamp.read_text().split()) == flags:
-        return None
-    pin = next(line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
-               if line.startswith("llama-cpp-python=="))
-    print(f"building {pin} for this CPU in {shown(venv)} (minutes) ...", flush=True)
-    done = pip(venv, "--no-cache-dir", "--force-reinstall", "--no-deps", pin)
-    if done.returncode != 0:
-        stamp.unlink(missing_ok=True)
-        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "uninstall", "-y", "-q", "llama-cpp-python"],
-                       capture_output=True)
-        return f"{pin} did not build for this CPU: {last_error(done)}"
-    stamp.write_text(" ".join(sorted(flags)) + "\n")
-    return None
 
 
 def installed(python: Path | str, env: dict | None = None) -> dict[str, str]:

@@ -7,6 +7,10 @@
   each for an edition's root; i18n's name the page's own counterpart, so each fetch fails (404)
   in every reader's console. The head's hreflang links are dropped: search engines read them in
   sitemap.xml, i18n's, which lists both editions of every page, and the language menu keeps its own.
+- The language menu links to each edition by i18n's absolute address ("/fast-pytorch-cpu/zh/" on
+  the home pages): served from another root (`python -m http.server` in site/, a mirror), both are
+  404s. On every page they become addresses relative to the page; the 404 page, which is served
+  at any address, keeps the absolute ones.
 - The site has one 404 page, at its root (GitHub Pages serves it for any missing address): the
   Chinese edition's build, which writes into the same folder, does not overwrite it.
 - i18n merges both editions' search entries into one index at the root, which both editions'
@@ -20,6 +24,7 @@ import json
 import os
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from mkdocs.plugins import event_priority
 from mkdocs_jupyter.plugin import NotebookFile
@@ -54,10 +59,29 @@ def on_files(files, config):
     return files
 
 
+@event_priority(-110)  # after i18n's on_page_context (50), which sets the menu's links for the page
+def on_page_context(context, page, config, nav):
+    base = urlsplit(config.site_url or "").path.rstrip("/") + "/"
+    # i18n sets config.extra.alternate as an attribute, which the theme's template reads first
+    alternates = getattr(config.extra, "alternate", None) or config.extra.get("alternate") or []
+    _ABSOLUTE.clear()
+    for alt in alternates:  # relative to the site's root; Material's url filter makes them relative to the page
+        if alt["link"].startswith(base):
+            _ABSOLUTE.append((alt, alt["link"]))
+            alt["link"] = alt["link"][len(base):] or "./"
+    return context
+
+
+_ABSOLUTE: list[tuple[dict, str]] = []  # (menu entry, i18n's link): restored once the page is rendered
+
+
 HREFLANG_IN_HEAD = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[\w-]+">\n?')
 
 
 def on_post_page(output, page, config):
+    for alt, link in _ABSOLUTE:  # the 404 page, rendered after the pages, keeps absolute links
+        alt["link"] = link
+    _ABSOLUTE.clear()
     head, _, body = output.partition("</head>")
     output = HREFLANG_IN_HEAD.sub("", head) + "</head>" + body if body else output
     return _search_in_own_edition(output, page, config)

@@ -125,6 +125,9 @@ class LinkReport:
     inline_remote: list[str] = field(default_factory=list)       # "page: url" named in inline JS
 
 
+SERVED_AT = "http://site.invalid/served/elsewhere/"  # where check_links imagines the site served
+
+
 def check_links(site: Path) -> LinkReport:
     """Every internal href/src of every HTML file resolves to a file of the built site, and
     every #fragment of a link to a page names an element id there. External URLs are only
@@ -140,10 +143,10 @@ def check_links(site: Path) -> LinkReport:
         return parsed[path]
 
     report = LinkReport()
-    # The site as served under its published path (site_url's, e.g. /fast-pytorch-cpu/), so that a
-    # link written from that root (the language switch's on the home pages) resolves like any other.
-    canonical = re.search(r'<link rel="canonical" href="([^"]*)"', (site / "index.html").read_text())
-    base = "http://site.invalid" + (urlsplit(canonical.group(1)).path if canonical else "/")
+    # The site as served from a root other than its published path (site_url's, e.g.
+    # /fast-pytorch-cpu/): `python -m http.server` in site/, a mirror. A link written from the
+    # published root (or any other absolute path on the same host) leaves the site there: broken.
+    base = SERVED_AT
     for page in sorted(site.rglob("*.html")):
         rel = page.relative_to(site).as_posix()
         if rel == "404.html":
@@ -162,7 +165,9 @@ def check_links(site: Path) -> LinkReport:
             absolute = urljoin(page_url, url)
             parts = urlsplit(absolute)
             if not absolute.startswith(base):
-                if parts.scheme in ("http", "https"):
+                if parts.netloc == urlsplit(base).netloc:
+                    report.broken.append(f"{rel}: {raw} (leaves the site when it is served from another root)")
+                elif parts.scheme in ("http", "https"):
                     report.external.setdefault(absolute, set()).add(rel)
                 else:
                     report.broken.append(f"{rel}: {raw} (unknown scheme)")

@@ -8,7 +8,7 @@ import runpy
 import pytest
 import torch
 
-from tests.snippets import require_modules, run_here, run_shared, snippet_path
+from tests.snippets import ROOT, require_modules, run_here, run_shared, snippet_path
 
 NAME = "generate_text"
 STEPS = ("naive", "kv_cache", "bf16", "compile", "int8", "int4", "da8w4")
@@ -243,3 +243,19 @@ def test_the_int4_configs_the_page_says_fail_on_a_cpu_do():
         quantize_(linear(), Int4WeightOnlyConfig(group_size=128, set_inductor_config=False))
     with pytest.raises(AssertionError, match="da8w4_linear_cpu kernel"):
         quantize_(linear(), Int8DynamicActivationInt4WeightConfig(group_size=128, set_inductor_config=False))
+
+
+def test_the_pages_amx_build_command_is_the_one_setup_runs():
+    """The warning on the page gives the CMAKE_ARGS bench/llama_build.py uses on a CPU with
+    AMX-INT8 (here, a Sapphire Rapids' flags): every extension but AMX, -march=native off; on a
+    CPU without AMX the build is native and the stamp says which CPU it was made for."""
+    from bench import llama_build
+
+    sapphire = {"avx2", "fma", "avx512f", "avx512vbmi", "avx512_vnni", "avx512_bf16", "avx_vnni",
+                "amx_tile", "amx_int8", "amx_bf16"}
+    args = llama_build.cmake_args(sapphire)
+    assert "-DGGML_NATIVE=OFF" in args and "AMX" not in args and "-DGGML_AVX512_BF16=ON" in args
+    for page in ("generate-text.md", "generate-text.zh.md"):
+        assert f'CMAKE_ARGS="{args}"' in (ROOT / "docs" / page).read_text(), page
+    zen4 = sapphire - {"amx_tile", "amx_int8", "amx_bf16"}
+    assert llama_build.cmake_args(zen4) == "" and llama_build.stamp_text(zen4) != llama_build.stamp_text(sapphire)

@@ -48,7 +48,8 @@ def _tiny_site(root, pages: dict[str, str]):
 
 def test_checker_catches_broken_links_and_anchors(tmp_path):
     """The checker is not vacuous: in a tiny site it flags a missing page, a missing anchor
-    on another page and on the same page, and a missing image, and accepts the good links."""
+    on another page and on the same page, a missing image and a link written from the published
+    root (which leaves the site served from anywhere else), and accepts the good links."""
     site = _tiny_site(tmp_path, {
         "index.html": """
             <h1 id="top">Home</h1>
@@ -62,14 +63,15 @@ def test_checker_catches_broken_links_and_anchors(tmp_path):
             <a href="threads/#no-such-anchor">missing anchor</a>
             <a href="#nor-here">missing self anchor</a>
             <img src="img/missing.svg">
+            <a href="/fast-pytorch-cpu/zh/">absolute</a>
             """,
         "threads/index.html": '<h2 id="pinning">Pinning</h2><a href="../">home</a>',
         "img/plot-light.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>",
     })
     report = check_links(site)
     broken = "\n".join(report.broken)
-    assert len(report.broken) == 4, broken
-    for bad in ("nowhere/", "threads/#no-such-anchor", "#nor-here", "img/missing.svg"):
+    assert len(report.broken) == 5, broken
+    for bad in ("nowhere/", "threads/#no-such-anchor", "#nor-here", "img/missing.svg", "/fast-pytorch-cpu/zh/"):
         assert bad in broken
     assert set(report.external) == {"https://pytorch.org/docs/", "https://cdn.example.org/lib.js",
                                     "https://fonts.example.org/css"}
