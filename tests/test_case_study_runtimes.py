@@ -7,8 +7,6 @@ import re
 import runpy
 import sys
 
-from pathlib import Path
-
 import pytest
 
 from bench.cases import case_study
@@ -144,17 +142,20 @@ def test_a_profiled_call_splits_into_parts_that_add_up(engine, small_int8):
     into convolutions, other operators and the time around them, which add up to the call; the
     convolutions were seen (by name: QLinearConv, onednn::qconv..., Convolution) and take time."""
     snippet, built, image = small_int8
-    if engine == "OpenVINO" and "amx_int8" in Path("/proc/cpuinfo").read_text().split():
-        # Measured on a Xeon with AMX (2026-12-05): OpenVINO's executed nodes' real times added up to
-        # more than the infer() call around them in 4 of 5 calls (nodes overlapping?), so "around the
-        # operators" came out negative. Not understood yet: a known failure there, not a pass.
-        pytest.xfail("OpenVINO's node times exceed the call on a CPU with AMX (open question)")
     predict = built[engine]
     found = predict.profile(image, calls=5) if hasattr(predict, "profile") else snippet["profile_pytorch"](predict, image, 5)
     assert list(found) == list(snippet["PARTS"]) and all(len(v) == 5 for v in found.values())
     for i in range(5):
         parts = [found[p][i] for p in ("convolutions", "other operators", "around the operators")]
         assert abs(sum(parts) - found["whole call"][i]) < 1e-9
+    if engine == "OpenVINO" and min(found["around the operators"]) < 0:
+        # Seen on a Xeon with AMX and in CI (2026-12-05): OpenVINO's executed nodes' real times added
+        # up to more than the infer() call around them, so "around the operators" came out negative
+        # (nodes overlapping? the counters' own cost?). Not understood yet: a known failure, shown
+        # as one, not a pass; the recorded Zen 4 profile on the page did not have it.
+        pytest.xfail("OpenVINO's node times exceeded the call: around the operators (ms) "
+                     + ", ".join(f"{v * 1e3:.2f}" for v in found["around the operators"]))
+    for i in range(5):
         assert 0 < found["convolutions"][i] < found["whole call"][i] and found["other operators"][i] >= 0
 
 
