@@ -15,6 +15,7 @@ No torch import here: this runs before anything else is installed.
 """
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -67,7 +68,7 @@ def build(venv: Path) -> str | None:
     args = cmake_args(flags)
     print(f"building {pin()} for this CPU in {venv} (minutes){': CMAKE_ARGS=' + args if args else ''} ...",
           flush=True)
-    env = {**__import__("os").environ, "CMAKE_ARGS": args} if args else None
+    env = {**os.environ, "CMAKE_ARGS": args} if args else None
     done = subprocess.run([python, "-m", "pip", "install", "-q", "--no-cache-dir", "--force-reinstall", "--no-deps",
                            pin()], capture_output=True, text=True, env=env)
     if done.returncode == 0:  # its dependencies (the build above installs the package alone)
