@@ -26,7 +26,10 @@ STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf1
 COMPILED = ("compile", "bf16", "int8")
 BF16_EAGER = "bf16 eager"  # a side row: bf16 autocast on step 4, not on the cumulative path
 PACKAGE = "package"  # a side row: step 5's model compiled ahead of time into one file (AOTInductor)
-SIDE_ROWS = {BF16_EAGER: ("bf16", "channels_last"), PACKAGE: ("compile", "compile")}  # run with, compared with
+PACKAGE_BF16, PACKAGE_INT8 = "package bf16", "package int8"  # side rows: steps 6 and 7's models, packaged
+PACKAGES = (PACKAGE, PACKAGE_BF16, PACKAGE_INT8)
+SIDE_ROWS = {BF16_EAGER: ("bf16", "channels_last"), PACKAGE: ("compile", "compile"),  # run with, compared with
+             PACKAGE_BF16: ("bf16", "bf16"), PACKAGE_INT8: ("int8", "int8")}
 # rounds: every row is measured once per round, so a slow minute on a shared machine falls on all rows alike
 FULL = {"sweep": (1, 4, 8, 16, 32), "latency_calls": 20, "parity_items": 64, "seconds": 1.0, "rounds": 3}
 QUICK = {"sweep": (1, 4, 16), "latency_calls": 20, "parity_items": 16, "seconds": 0.2, "rounds": 1}
@@ -115,7 +118,8 @@ MODELS = {
     "transformer": {"title": "BERT-base-shaped text classifier (nn.TransformerEncoder, 12 layers, seed 0)",
                     "build": make_text_classifier, "inputs": make_tokens, "item": "sequence",
                     "sizes": "{0}-token sequences", "full": 128, "quick": 32,
-                    "skip": {"channels_last": "not run: no convolutions", "package": "not run: ResNet-50 only"},
+                    "skip": {"channels_last": "not run: no convolutions",
+                             **{name: "not run: ResNet-50 only" for name in PACKAGES}},
                     "steps": {"bf16": lambda model: bf16_weights_compiled(model)}},  # see bf16_weights_compiled
 }
 
@@ -264,10 +268,15 @@ def native_bf16() -> bool:
 
 # --8<-- [start:int8]
 def int8_compiled(model: torch.nn.Module, calibration: torch.Tensor):
-    """Step 7: static int8 through PT2E and X86InductorQuantizer: export the graph, insert
-    observers, run calibration images through it (they record each activation's range), convert
-    to quantize/dequantize pairs, then compile with freezing, which turns them into oneDNN int8
-    kernels. Export with strict=True: the default non-strict tracing groups torchvision's
+    """Step 7: static int8 (int8_model), compiled with freezing, which turns the quantize/dequantize
+    pairs around each convolution and linear layer into oneDNN int8 kernels."""
+    return compiled(int8_model(model, calibration))
+
+
+def int8_model(model: torch.nn.Module, calibration: torch.Tensor) -> torch.nn.Module:
+    """Static int8 through PT2E and X86InductorQuantizer: export the graph, insert observers,
+    run calibration images through it (they record each activation's range), convert to
+    quantize/dequantize pairs (weights stored in int8). Export with strict=True: the default non-strict tracing groups torchvision's
     Bottleneck ReLU (one module called three times) into one partition, which the quantizer
     rejects ("Input partition has more than one output node")."""
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
@@ -281,7 +290,7 @@ def int8_compiled(model: torch.nn.Module, calibration: torch.Tensor):
     with torch.no_grad():
         for chunk in calibration.split(8):
             prepared(chunk)
-    return compiled(convert_pt2e(prepared))
+    return convert_pt2e(prepared)
 
 
 def native_int8() -> bool:
@@ -293,10 +302,12 @@ def native_int8() -> bool:
 
 
 # --8<-- [start:package]
-def build_package(model: torch.nn.Module, example: torch.Tensor, folder: Path) -> Path:
+def build_package(model: torch.nn.Module, example: torch.Tensor, path: Path) -> Path:
     """torch.export with a dynamic batch size, then AOTInductor compiles the model ahead of time
     into one .pt2 file (kernels and frozen weights, as in step 5). A server loads it with no
-    compiler, no model code and no compile at start-up."""
+    compiler, no model code and no compile at start-up. The model may be step 6's
+    (Bf16Autocast(model): autocast is exported with the graph) or step 7's (int8_model(...):
+    the quantize/dequantize pairs become oneDNN int8 kernels, as under torch.compile)."""
     model = copy.deepcopy(model).to(memory_format=torch.channels_last)
     batch = torch.export.Dim("batch", min=1, max=1024)
     example = torch.cat([example, example])[:2]  # traced at batch 2: at batch 1 export fixes the size
@@ -304,7 +315,7 @@ def build_package(model: torch.nn.Module, example: torch.Tensor, folder: Path) -
                                    dynamic_shapes=({0: batch},))
     with torch.no_grad():  # freezing applies to inference graphs
         return Path(torch._inductor.aoti_compile_and_package(
-            exported, package_path=str(folder / "resnet50.pt2"), inductor_configs={"freezing": True}))
+            exported, package_path=str(path), inductor_configs={"freezing": True}))
 
 
 def load_package(path: Path):
@@ -399,7 +410,7 @@ def parity(reference: torch.Tensor, logits: torch.Tensor) -> tuple[float, float]
 
 FACTORIES = {"naive": naive, "inference_mode": with_inference_mode, "batching": batched,
              "channels_last": channels_last, "compile": compiled, "bf16": bf16_compiled,
-             BF16_EAGER: bf16_eager}  # int8 and the package take more than the model: measure_steps calls them
+             BF16_EAGER: bf16_eager}  # int8 and the packages take more than the model: measure_steps calls them
 
 
 def not_run_reason(step: str, quick: bool, bf16: bool, model: str = "resnet50") -> str | None:
@@ -407,7 +418,7 @@ def not_run_reason(step: str, quick: bool, bf16: bool, model: str = "resnet50") 
         return MODELS[model]["skip"][step]
     if step in (*COMPILED, *SIDE_ROWS) and quick:  # the same rows on every CPU
         return "not run in --quick"
-    if step in ("bf16", BF16_EAGER) and not bf16:
+    if step in ("bf16", BF16_EAGER, PACKAGE_BF16) and not bf16:
         return "not run: no native bf16"
     return None
 
@@ -455,8 +466,8 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
     folder = tempfile.TemporaryDirectory(prefix="case-study-package-")  # the package's file, removed at the end
     calibration = inputs(16, seed=4)  # int8's ranges, recorded on 16 fixed inputs
     for step in [s for s in (*STEPS, *SIDE_ROWS) if s in steps or SIDE_ROWS.get(s, ("",))[0] in steps] + [*peers]:
-        precision = peers[step][1] if step in peers else "bf16" if step in ("bf16", BF16_EAGER) else \
-            "int8" if step == "int8" else "fp32"
+        precision = peers[step][1] if step in peers else "bf16" if step in ("bf16", BF16_EAGER, PACKAGE_BF16) \
+            else "int8" if step in ("int8", PACKAGE_INT8) else "fp32"
         row = {"step": step, "batch": batch, "precision": precision,
                "size": size, "gflop_per_item": flop / 1e9, "items_per_s": None, "p50_s": None,
                "p99_s": None, "gflops": None, "top1_agreement_pct": None, "max_abs_logit_diff": None,
@@ -469,8 +480,10 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
         progress(step)
         start = time.perf_counter()
         # int8 and peers: export, calibration and conversion, counted as compile time
-        if step == PACKAGE:  # compile_s: the build; load_s: a server's start-up
-            path = build_package(model, inputs(2), Path(folder.name))
+        if step in PACKAGES:  # compile_s: the build (int8: with calibration); load_s: a server's start-up
+            packaged = {PACKAGE: lambda: model, PACKAGE_BF16: lambda: Bf16Autocast(model),
+                        PACKAGE_INT8: lambda: int8_model(model, calibration)}[step]()
+            path = build_package(packaged, inputs(2), Path(folder.name) / f"{step.replace(' ', '-')}.pt2")
             row["compile_s"] = time.perf_counter() - start
             row["package_mb"] = path.stat().st_size / 1e6
             row["load_s"] = new_process_load_s(path, size)
@@ -518,14 +531,14 @@ def print_table(rows: list[dict], parity_items: int, item: str = "image") -> Non
         STEPS[STEPS.index(step) - 1] if STEPS.index(step) else None)
     ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
 
-    print(f"\n{'step':20}{'batch':>6}{item + 's/s':>12}{'x naive':>9}{'x prev':>8}{'GFLOP/s':>9}"
+    print(f"\n{'step':22}{'batch':>6}{item + 's/s':>12}{'x naive':>9}{'x prev':>8}{'GFLOP/s':>9}"
           f"{'p50 ms':>9}{'x naive':>9}{'p99 ms':>9}")
     for r in rows:
         if not r["run"]:
-            print(f"{label(r['step']):20} {r['reason']}")
+            print(f"{label(r['step']):22} {r['reason']}")
             continue
         before = by_step.get(previous(r["step"]))
-        print(f"{label(r['step']):20}{r['batch']:6d}{r['items_per_s']:12.1f}"
+        print(f"{label(r['step']):22}{r['batch']:6d}{r['items_per_s']:12.1f}"
               f"{ratio(r['items_per_s'], base and base['items_per_s']):>9}"
               f"{ratio(r['items_per_s'], before and before['items_per_s']):>8}{r['gflops']:9.1f}"
               f"{r['p50_s'] * 1e3:9.1f}{ratio(base and base['p50_s'], r['p50_s']):>9}{r['p99_s'] * 1e3:9.1f}")
@@ -534,16 +547,16 @@ def print_table(rows: list[dict], parity_items: int, item: str = "image") -> Non
             took = f"{r['compile_s']:.1f} s (batch {r['batch']} and batch 1), not in the times above" \
                 if r["run"] else r["reason"]
             print(f"compile time, {label(r['step']).strip()}: {took}")
-        if r["step"] == PACKAGE:
-            print(f"package: built in {r['compile_s']:.1f} s, {r['package_mb']:.0f} MB; loaded and answering in a new "
-                  f"process in {r['load_s']:.2f} s" if r["run"] else f"package: {r['reason']}")
+        if r["step"] in PACKAGES:
+            print(f"{r['step']}: built in {r['compile_s']:.1f} s, {r['package_mb']:.0f} MB; loaded and answering in a new "
+                  f"process in {r['load_s']:.2f} s" if r["run"] else f"{r['step']}: {r['reason']}")
     print(f"\nparity on {parity_items} inputs against fp32 eager (eval, no grad): "
           f"top-1 agreement, max |logit difference|")
     for r in rows:
         if r["run"]:
-            print(f"  {label(r['step']):20}{r['top1_agreement_pct']:6.1f}%  {r['max_abs_logit_diff']:.1e}")
+            print(f"  {label(r['step']):22}{r['top1_agreement_pct']:6.1f}%  {r['max_abs_logit_diff']:.1e}")
         else:
-            print(f"  {label(r['step']):20}{r['reason']}")
+            print(f"  {label(r['step']):22}{r['reason']}")
 
 
 def parse_args() -> argparse.Namespace:

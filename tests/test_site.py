@@ -65,11 +65,6 @@ def _description(page_html: str) -> str | None:
     return html.unescape(match.group(1)) if match else None
 
 
-# mkdocs-static-i18n's sitemap leaves the notebook page out (mkdocs-jupyter wraps its file, which the
-# sitemap template does not list): a known gap, not one to spread.
-NOT_IN_SITEMAP = {"your-machine/", "zh/your-machine/"}
-
-
 def test_sitemap_lists_every_page_at_the_published_address(built_site):
     """sitemap.xml (empty without site_url) lists each page under the site's address, the same
     address each page names as its canonical URL, each with its other edition's page as an
@@ -78,7 +73,7 @@ def test_sitemap_lists_every_page_at_the_published_address(built_site):
     assert home.startswith("https://"), f"the site is built for {home!r}"
     root = ET.parse(built_site / "sitemap.xml").getroot()
     locs = {loc.text for loc in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")}
-    assert locs == {home + page for page in site_pages(built_site) if page not in NOT_IN_SITEMAP}
+    assert locs == {home + page for page in site_pages(built_site)}
     for url in root.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}url"):
         page = url.find("{http://www.sitemaps.org/schemas/sitemap/0.9}loc").text.removeprefix(home)
         alternates = {link.get("hreflang"): link.get("href") for link in url.iter("{http://www.w3.org/1999/xhtml}link")}

@@ -27,7 +27,8 @@ GROUPS = {"resnet50": (THROUGHPUT, LATENCY),
 TRAINING = "Training: time to the naive loop's held-out accuracy"
 
 
-SIDE_NAMES = {"package": "AOTInductor package"}
+SIDE_NAMES = {"package": "AOTInductor package", "package bf16": "AOTInductor package bf16",
+              "package int8": "AOTInductor package int8"}
 # The other runtimes, full mode only (snippets/case_study_resnet50_runtimes.py):
 # {row: (runtime, precision, the PyTorch step it sits beside)}
 PEERS = {"ONNX Runtime fp32": ("onnxruntime", "fp32", "compile"),

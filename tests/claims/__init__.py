@@ -116,6 +116,7 @@ def page_text(page: str) -> str:
 ZEN4 = "amd-avx512-bf16"
 NO_AMX_XEON = "intel-avx512-bf16"  # an Emerald Rapids Xeon whose VM hides AMX
 AMD_KINDS = ("amd-avx2", ZEN4)  # the AMD references
+AMX_XEON = "intel-amx"
 INTEL_KINDS = (NO_AMX_XEON, "amx")  # the Intel Xeons: without AMX, and with it
 
 
