@@ -2,7 +2,7 @@
 
 - i18n replaces the site's files in its on_files, which runs last: mkdocs-jupyter's notebook pages
   are wrapped again, and htmlproofer, which keeps the files it saw to check links against their
-  pages, is handed the files the pages belong to.
+  pages, is handed the files the pages belong to; i18n's sitemap is handed the wrapped notebooks.
 - Material's JavaScript fetches a sitemap.xml next to every hreflang link in a page's head, taking
   each for an edition's root; i18n's name the page's own counterpart, so each fetch fails (404)
   in every reader's console. The head's hreflang links are dropped: search engines read them in
@@ -53,14 +53,12 @@ def on_files(files, config):
             page.dest_path, page.url = edition + page.dest_path, edition + page.url
             page.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, page.dest_path))
         files.append(page)
-        # i18n's sitemap lists the documentation pages it found in its own on_files, which a
-        # notebook was not yet: the wrapper, which is one, is added with the alternates i18n gave
-        # the file it wraps, or the notebook's page is left out of the sitemap
-        # (an untranslated notebook is its own alternate in the other edition, at the address there)
+        # i18n's sitemap lists the documentation pages of its own on_files, which a notebook was
+        # not yet: the wrapper is added, with the alternates i18n gave the file it wraps (an
+        # untranslated notebook is its own alternate in the other edition, at the address there)
         page.alternates = {lang: page if alt is file and lang == i18n.current_language else alt
                            for lang, alt in getattr(file, "alternates", {}).items()}
-        listed = i18n.i18n_files_per_language.setdefault(i18n.current_language, [])
-        listed[:] = [f for f in listed if f is not file] + [page]
+        i18n.i18n_files_per_language.setdefault(i18n.current_language, []).append(page)
     proofer = config.plugins.get("htmlproofer")
     if proofer is not None:
         proofer.files = list(files)
