@@ -1,10 +1,10 @@
-# One command each: `make site` (set up + build), `make serve`, `make test`, `make test-fast`, `make bench`,
+# One command each: `make site` (set up + build), `make serve`, `make test`, `make test-fast`, `make regen`, `make bench`,
 # `make test-torch TORCH=2.15.0`, `make bench-torch TORCH=2.15.0`.
 export NO_MKDOCS_2_WARNING := 1
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup site serve test test-fast test-torch bench bench-torch
+.PHONY: setup site serve test test-fast regen test-torch bench bench-torch
 # llama.cpp (llama-cpp-python) is compiled for the CPU it is built on: bench/llama_build.py builds it,
 # and again when the venv meets another CPU (its stamp names the CPU's vector extensions; the
 # release venvs of bench/releases.py go through the same script).
@@ -30,6 +30,13 @@ test: setup
 # For editing loops: all but the isolation / start-method matrix, the browser and the slow reruns (CI runs all).
 test-fast: setup
 	$(PY) -m pytest -m "not matrix and not browser and not slow"
+
+# Every generated file again, from the references and fresh runs: docs/results in both languages,
+# the recorded outputs (docs/outputs), the page notebooks, the Your machine notebook. The tests
+# marked recorded compare each with a fresh copy; --update-outputs writes it instead. Twice: nothing changes.
+regen: setup
+	$(PY) -m bench.render
+	$(PY) -m pytest -m recorded --update-outputs
 
 # The errata, snippets' outputs and API statements on another torch release, in a venv of its own
 # (.venv-torch/<release>); records docs/outputs/releases/torch-<release>.json (tests/releases.py).

@@ -749,14 +749,17 @@ class Figures:
                 ("onnx-runtime", "onnx-runtime-int8-other-runtime", {"en": "ONNX Runtime int8", "zh": "ONNX Runtime int8"}),
                 ("openvino", "openvino-int8-other-runtime", {"en": "OpenVINO int8", "zh": "OpenVINO int8"}))
     PARTS = ("convolutions", "other-operators", "around-the-operators", "whole-call")
+    KERNELS = "onednn-convolution-kernels"  # PyTorch's only
 
     def call_profile(self) -> str:
         """From naive to fast: where a ResNet-50 int8 batch-1 call's time goes in PyTorch's step 7
         and in each runtime's int8, per kind measured: milliseconds per call under each engine's
-        profiler (share of the whole call), and the p50 without a profiler from the latency table."""
-        heads = {"en": ("CPU", "Engine", "convolutions", "other operators", "around the operators",
-                        "whole call, profiled", "p50, not profiled"),
-                 "zh": ("CPU", "引擎", "卷积", "其他算子", "算子之外", "整次调用（开着分析器）",
+        profiler (share of the whole call), of PyTorch's convolutions the part inside oneDNN's own
+        kernels (a dash for a runtime, or a reference recorded before it was measured), and the
+        p50 without a profiler from the latency table."""
+        heads = {"en": ("CPU", "Engine", "convolutions", "of which oneDNN's kernels", "other operators",
+                        "around the operators", "whole call, profiled", "p50, not profiled"),
+                 "zh": ("CPU", "引擎", "卷积", "其中 oneDNN 内核", "其他算子", "算子之外", "整次调用（开着分析器）",
                         "p50（不开分析器）")}[self.lang]
         group = "case_study/where-a-resnet-50-int8-batch-1-call-s-time-goes-{}-all-cores/{}"
         lines = ["| " + " | ".join(heads) + " |", "|---|---|" + "---:|" * (len(heads) - 2)]
@@ -766,7 +769,9 @@ class Figures:
                 latency = rows.get(f"case_study/resnet-50-batch-1-latency-p50-all-cores/{step}")
                 if not all(parts) or latency is None:
                     continue
+                kernels = rows.get(group.format(engine, self.KERNELS))
                 cells = [f"{fmt_value(r['median'], 's')} ({r['params']['share_of_call']:.0%})" for r in parts[:-1]]
+                cells.insert(1, fmt_value(kernels["median"], "s") if kernels else "—")
                 lines.append(f"| {kind_title(self.references[k]['machine'])} | {name[self.lang]} | "
                              + " | ".join(cells) + f" | {fmt_value(parts[-1]['median'], 's')} | "
                              f"{fmt_value(latency['median'], 's')} |")

@@ -64,15 +64,15 @@ def measured_mhz() -> float | None:
 
 
 @functools.cache
-def _peak_snippet() -> dict:
+def _peak_snippet():
     """The vectorise page's peak estimate (snippets/vectorise_matmul_gflops.py), the one place
     that knows FMA units per microarchitecture and reads /proc/cpuinfo."""
-    import runpy
-    return runpy.run_path(str(Path(__file__).resolve().parents[1] / "snippets" / "vectorise_matmul_gflops.py"))
+    from bench.core import load_snippet  # bench.core imports this module
+    return load_snippet("vectorise_matmul_gflops")
 
 
 def cpuinfo() -> dict[str, str]:
-    return _peak_snippet()["read_cpuinfo"]()
+    return _peak_snippet().read_cpuinfo()
 
 
 @functools.cache
@@ -82,13 +82,13 @@ def peaks(cores: int) -> tuple[dict[str, float], str] | None:
     /proc/cpuinfo). Never "unknown" on x86 Linux: where the CPU model does not tell, a 1-thread
     torch.mm probe decides between one and two FMA units."""
     mhz = measured_mhz() or float(cpuinfo().get("cpu MHz", 0) or 0)
-    return _peak_snippet()["estimated_peaks"](cores, mhz, _one_thread_mm_gflops) if mhz else None
+    return _peak_snippet().estimated_peaks(cores, mhz, _one_thread_mm_gflops) if mhz else None
 
 
 @functools.cache
 def _one_thread_mm_gflops() -> float:
     """The probe, once per process, so that every core count infers the same FMA units."""
-    return _peak_snippet()["mm_gflops"](512, 1, min_run_time=0.3)
+    return _peak_snippet().mm_gflops(512, 1, min_run_time=0.3)
 
 
 def peak_fp32_gflops(cores: int) -> float | None:
@@ -154,6 +154,23 @@ def _isa_level(isa: dict) -> str:
 
 ISA_TITLES = {"amx": "AMX", "avx512-bf16": "AVX-512 + BF16", "avx512-vnni": "AVX-512 + VNNI",
               "avx512": "AVX-512", "avx2": "AVX2", "baseline": "no AVX2"}
+
+
+# The kinds measured so far (one reference each, bench/references/<kind>.json), in column order
+# (kind_order), each with its plot colour in the light and the dark theme. A kind not listed still
+# runs and renders: it takes a spare colour (kind_colors).
+KINDS = {"amd-avx2": ("#e6550d", "#fd8d3c"), "amd-avx512-bf16": ("#3182bd", "#6baed6"),
+         "intel-avx512-bf16": ("#31a354", "#74c476"), "intel-amx": ("#756bb1", "#9e9ac8")}
+SPARE_COLORS = (("#636363", "#bdbdbd"), ("#8c6d31", "#e7ba52"), ("#d6616b", "#f4a5ae"), ("#17becf", "#9edae5"))
+THEMES = ("light", "dark")
+
+
+def kind_colors(names: list[str], theme: str) -> list[str]:
+    """Each kind's plot colour in the theme: a listed kind's own, the others the spare colours in
+    turn (then again, shared, past the last spare)."""
+    column = THEMES.index(theme)
+    spare = iter([c[column] for c in SPARE_COLORS] * (1 + len(names) // len(SPARE_COLORS)))
+    return [KINDS[name][column] if name in KINDS else next(spare) for name in names]
 
 
 def kind(machine: dict) -> str:

@@ -15,15 +15,16 @@ import textwrap
 from pathlib import Path
 
 from bench.cases import techniques
-from bench.compare import fmt_ratio, fmt_value
-from bench.machine import kind_order, kind_title, one_line
+from bench.compare import by_id, fmt_ratio, fmt_value
+from bench.machine import kind, kind_colors, kind_order, kind_title, one_line
 from bench.references import load_all, unmeasured
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "docs" / "results"
 
-THEMES = {"light": {"text": "#333333", "grid": "#cccccc", "machines": ["#e6550d", "#3182bd", "#31a354", "#756bb1"]},
-          "dark": {"text": "#e0e0e0", "grid": "#555555", "machines": ["#fd8d3c", "#6baed6", "#74c476", "#9e9ac8"]}}
+# Each kind's own colour comes from bench.machine.KINDS; gain and loss colour the waterfall's steps
+THEMES = {"light": {"text": "#333333", "grid": "#cccccc", "gain": "#31a354", "loss": "#e6550d"},
+          "dark": {"text": "#e0e0e0", "grid": "#555555", "gain": "#74c476", "loss": "#fd8d3c"}}
 # Chinese text in the plots falls back to Noto Sans CJK (Debian's fonts-noto-cjk, which .ci/run
 # installs); the SVGs draw each glyph as a path, so a reader needs no font.
 FONTS = {"en": {}, "zh": {"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}}
@@ -35,9 +36,10 @@ NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores",
              "target_accuracy_pct", "accuracy_pct", "epochs_to_target", "images_per_s", "compared_step",
              "allocator"}
 
-# The Chinese edition's copies (docs/results/zh/): the renderer's own words in Chinese. Case and
-# variant names stay as the benchmark names them: they are the rows' ids, as API names are.
-ZH = {"| Variant |": "| 变体 |", " (baseline) |": "（基线） |",
+# The renderer's own words in the Chinese edition (docs/results/zh/): every table and plot takes
+# the language and says its phrases through say(). Case and variant names come from names.zh.json
+# (what the benchmark names them stays where it has no entry: they are the rows' ids, as API names are).
+ZH = {"Variant": "变体", " (baseline)": "（基线）",
       "Every figure: medians, interquartile ranges (IQR) and sample counts": "全部数据：中位数、四分位距（IQR）与样本数",
       "| Case | Variant | Median | Spread |": "| 场景 | 变体 | 中位数 | 离散度 |",
       "Every step: GFLOP/s against the peak, p99 latency, parity and compile time":
@@ -47,24 +49,24 @@ ZH = {"| Variant |": "| 变体 |", " (baseline) |": "（基线） |",
       "Ratios are times better than the group's baseline (higher is better), measured side by side in one run per "
       "machine:": "比值表示比该组基线好多少倍（越高越好），每台机器在同一次运行中并排测得：",
       "Your numbers: `python -m bench --full`.": "测你自己的机器：`python -m bench --full`。",
-      " mode, ": " 模式，", "*Not shown": "*未显示",
-      "| Technique, and when it applies |": "| 技巧及适用场景 |",
-      "| CPU |": "| CPU |", "| Cores |": "| 核心 |", " physical, ": " 个物理核心，", " usable |": " 个可用 |",
-      "| ISA flags |": "| 指令集标志 |", "| torch CPU capability |": "| torch CPU capability |", "| Clock |": "| 时钟 |",
-      " MHz reported": " MHz（系统报告）", ", measured ": "，实测 ",
-      "| Theoretical peak, native precisions |": "| 理论峰值（原生精度） |", "| Run |": "| 运行 |",
+      " mode, ": " 模式，", "Not shown": "未显示",
+      "CPU": "CPU", "Cores": "核心", "{} physical, {} usable": "{} 个物理核心，{} 个可用",
+      "ISA flags": "指令集标志", "torch CPU capability": "torch CPU capability", "Clock": "时钟",
+      "{:.0f} MHz reported": "{:.0f} MHz（系统报告）", ", measured {:.0f}": "，实测 {:.0f}",
+      "Theoretical peak, native precisions": "理论峰值（原生精度）", "torch / Python": "torch / Python", "Run": "运行",
       ": measured speed-ups on each machine": "：各机器上测得的加速比",
-      "samples/s": "样本/秒"}
+      "compiled in {:.0f}&nbsp;s": "编译 {:.0f}&nbsp;s", "built in {:.0f}&nbsp;s": "构建 {:.0f}&nbsp;s",
+      "loads in {:.1f}&nbsp;s": "加载 {:.1f}&nbsp;s", " ({:.0%} of {})": "（{1} 峰值的 {0:.0%}）",
+      "samples/s": "样本/秒",
+      # the plots
+      "times better than the baseline (dashed line: the baseline, 1×)": "比基线好多少倍（虚线：基线，1×）",
+      "log scale": "对数坐标", "; log scale": "；对数坐标", ", total ": "，合计 ", " (not taken)": "（未采用）",
+      " vs PyTorch": " 对比 PyTorch", " vs glibc": " 对比 glibc",
+      "speed-up over the naive loop, log scale: each bar is one step's factor": "相对朴素循环的加速比，对数坐标：每根柱是一个步骤的倍数"}
 # The workload sizes under a group's name (sizes_note), in the Chinese edition's words.
 ZH_SIZES = {"steps per epoch": "每轮步数", "batch size": "批大小", "image size": "图像尺寸", "start method": "启动方式",
             "num workers": "工作进程数", "transform": "变换", "images": "图像数", "values": "值的个数", "tasks": "任务数",
             "points": "点数", "centres": "中心数", "steps": "步数", "size": "尺寸"}
-
-
-ZH_PLOT = {"times better than the baseline (dashed line: the baseline, 1×)": "比基线好多少倍（虚线：基线，1×）",
-           "log scale": "对数坐标", "; log scale": "；对数坐标", ", total ": "，合计 ", " (not taken)": "（未采用）",
-           " vs PyTorch": " 对比 PyTorch", " vs glibc": " 对比 glibc",
-           "speed-up over the naive loop, log scale: each bar is one step's factor": "相对朴素循环的加速比，对数坐标：每根柱是一个步骤的倍数"}
 NAMES_ZH = Path(__file__).with_name("names.zh.json")  # the benchmark's case, variant and technique names
 
 
@@ -74,34 +76,13 @@ def zh_names() -> dict[str, str]:
 
 
 def say(text: str, lang: str) -> str:
-    """A name or a fixed phrase of the plots in the language ("en": as written)."""
-    return text if lang == "en" else {**ZH_PLOT, **zh_names()}.get(text, text)
+    """A name (case, variant, technique) or one of the renderer's phrases in the language ("en": as written)."""
+    return text if lang == "en" else {**ZH, **zh_names()}.get(text, text)
 
 
-def in_chinese(text: str) -> str:
-    """A rendered fragment for the Chinese edition: the names in its headings, cells and links
-    (whole, so no name is half-replaced inside another), its plots from zh/, then the renderer's
-    own words."""
-    names = zh_names()
-
-    def name(match: re.Match) -> str:
-        inner = match.group(1).removesuffix(" (baseline)")
-        return match.group(0).replace(inner, names[inner], 1) if inner in names else match.group(0)
-
-    for pattern in (r"\*\*([^*\n]+)\*\*", r"(?<=\| )([^|\n]+?)(?= \|)", r"<small>([^<\n]+)</small>", r"\[([^\]\n]+)\]\("):
-        text = re.sub(pattern, name, text)
-    text = text.replace(f"]({RESULTS_DIR.name}/", f"]({RESULTS_DIR.name}/zh/")
-
-    def sizes(match: re.Match) -> str:
-        note = match.group(1)
-        for english, chinese in ZH_SIZES.items():  # longest keys first: "batch size" before "size"
-            note = re.sub(rf"(^|, ){english} ", rf"\g<1>{chinese} ", note)
-        return f"<small>（{note.replace(', ', '，')}）</small>"
-
-    text = re.sub(r"<small>\(([^)<]+)\)</small>", sizes, text)
-    for english, chinese in ZH.items():
-        text = text.replace(english, chinese)
-    return text
+def value(number: float | None, unit: str, lang: str) -> str:
+    """fmt_value in the language: its units are SI, but for samples/s."""
+    return fmt_value(number, unit).replace("samples/s", say("samples/s", lang))
 
 
 def groups(references: list[dict], technique: str) -> dict[str, dict[str, str]]:
@@ -114,12 +95,8 @@ def groups(references: list[dict], technique: str) -> dict[str, dict[str, str]]:
     return found
 
 
-def rows_by_id(reference: dict) -> dict[str, dict]:
-    return {row["id"]: row for row in reference["results"]}
-
-
-def sizes_note(references: list[dict], ids: set[str]) -> str:
-    """The workload sizes every machine used for these rows, e.g. 'batch_size 256, size 1024'."""
+def sizes_note(references: list[dict], ids: set[str], lang: str = "en") -> str:
+    """The workload sizes every machine used for these rows, e.g. 'batch size 256, size 1024'."""
     values: dict[str, set] = {}
     for ref in references:
         for row in ref["results"]:
@@ -127,69 +104,84 @@ def sizes_note(references: list[dict], ids: set[str]) -> str:
                 for k, v in row["params"].items():
                     if k not in NOT_SIZES:
                         values.setdefault(k, set()).add(json.dumps(v))
-    shared = [f"{k.replace('_', ' ')} {json.loads(next(iter(v)))}" for k, v in values.items() if len(v) == 1]
-    return ", ".join(shared)
+    shared = [(k.replace("_", " "), json.loads(next(iter(v)))) for k, v in values.items() if len(v) == 1]
+    if lang == "en":
+        return ", ".join(f"{k} {v}" for k, v in shared)
+    return "，".join(f"{ZH_SIZES.get(k, k)} {v}" for k, v in shared)
 
 
-def table(references: list[dict], technique: str) -> str:
+def small_note(note: str, lang: str) -> str:
+    return "" if not note else f" <small>({note})</small>" if lang == "en" else f" <small>（{note}）</small>"
+
+
+def table(references: list[dict], technique: str, lang: str = "en") -> str:
     """One narrow table per group: the variant, then per machine the ratio over the median, so that
     a column per CPU kind still fits a phone's screen."""
     heads = [kind_title(r["machine"]) for r in references]
-    by_id = [rows_by_id(r) for r in references]
+    rows = [by_id(r) for r in references]
     out = []
     for group, members in groups(references, technique).items():
-        note = sizes_note(references, set(members))
-        out.append(f"**{group}**" + (f" <small>({note})</small>" if note else ""))
+        out.append(f"**{say(group, lang)}**" + small_note(sizes_note(references, set(members), lang), lang))
         out.append("")
-        out.append("| Variant | " + " | ".join(heads) + " |")
+        out.append(f"| {say('Variant', lang)} | " + " | ".join(heads) + " |")
         out.append("|---|" + "---:|" * len(heads))
         for row_id, label in members.items():
             cells = []
-            for rows in by_id:
-                row = rows.get(row_id)
+            for found in rows:
+                row = found.get(row_id)
                 cells.append("–" if row is None else
                              f"**{fmt_ratio(row.get('ratio'))}**<br>"
-                             f"<small>{fmt_value(row['median'], row['unit']).replace(' ', '&nbsp;')}</small>")
-            base = any(rows.get(row_id, {}).get("baseline") for rows in by_id)
-            out.append(f"| {label}{' (baseline)' if base else ''} | " + " | ".join(cells) + " |")
+                             f"<small>{value(row['median'], row['unit'], lang).replace(' ', '&nbsp;')}</small>")
+            base = any(found.get(row_id, {}).get("baseline") for found in rows)
+            out.append(f"| {say(label, lang)}{say(' (baseline)', lang) if base else ''} | " + " | ".join(cells) + " |")
         out.append("")
     return "\n".join(out)
 
 
-def spread(row: dict) -> str:
+def spread(row: dict, lang: str = "en") -> str:
     """The interquartile range and how many samples it is taken over; one sample has no spread."""
     if row["runs"] < 2 or row["spread"] is None:
         return f"n={row['runs']}"
-    return f"IQR {fmt_value(row['spread'], row['unit'])}, n={row['runs']}"
+    return f"IQR {value(row['spread'], row['unit'], lang)}, n={row['runs']}"
 
 
-def all_figures(references: list[dict], technique: str) -> str:
+def all_figures(references: list[dict], technique: str, lang: str = "en") -> str:
     """Every measured value with its spread, per machine, in a collapsed block."""
-    lines = ['??? info "Every figure: medians, interquartile ranges (IQR) and sample counts"', ""]
+    lines = [f'??? info "{say("Every figure: medians, interquartile ranges (IQR) and sample counts", lang)}"', ""]
     for ref in references:
         lines += [f"    **{kind_title(ref['machine'])}**", "",
-                  "    | Case | Variant | Median | Spread |", "    |---|---|---:|---|"]
+                  f"    {say('| Case | Variant | Median | Spread |', lang)}", "    |---|---|---:|---|"]
         for row in ref["results"]:
             if row["technique"] == technique:
-                lines.append(f"    | {row['group']} | {row['label']} | {fmt_value(row['median'], row['unit'])} "
-                             f"| {spread(row)} |")
+                lines.append(f"    | {say(row['group'], lang)} | {say(row['label'], lang)} | "
+                             f"{value(row['median'], row['unit'], lang)} | {spread(row, lang)} |")
         lines.append("")
     return "\n".join(lines)
 
 
-def provenance(references: list[dict], technique: str) -> str:
+def provenance(references: list[dict], technique: str, lang: str = "en") -> str:
     lines = []
     for ref in references:
         reasons: dict[str, list[str]] = {}  # one reason for several rows is said once
         for what, why in unmeasured(ref).items():
             if what.split("/")[0] == technique:
                 reasons.setdefault(why, []).append("" if what == technique else what.split("/", 1)[1])
-        gaps = [f" *Not shown{' (' + ', '.join(whats) + ')' if any(whats) else ''}: {why}*"
+        gaps = [f" *{say('Not shown', lang)}{' (' + ', '.join(whats) + ')' if any(whats) else ''}: {why}*"
                 for why, whats in reasons.items()]
-        lines.append(f"- **{kind_title(ref['machine'])}**: {one_line(ref['machine'])}; {ref['mode']} mode, "
+        lines.append(f"- **{kind_title(ref['machine'])}**: {one_line(ref['machine'])}; {ref['mode']}{say(' mode, ', lang)}"
                      f"{ref['created'][:10]}." + "".join(gaps))
-    return ("Ratios are times better than the group's baseline (higher is better), measured side by "
-            "side in one run per machine:\n\n" + "\n".join(lines) + "\n\nYour numbers: `python -m bench --full`.")
+    return (say("Ratios are times better than the group's baseline (higher is better), measured side by "
+                "side in one run per machine:", lang)
+            + "\n\n" + "\n".join(lines) + "\n\n" + say("Your numbers: `python -m bench --full`.", lang))
+
+
+def style(theme: str, lang: str) -> dict:
+    """The plots' matplotlib settings: the theme's text and grid colours, the language's fonts,
+    SVGs that are the same bytes for the same figure."""
+    colors = THEMES[theme]
+    return {**FONTS[lang], "svg.hashsalt": "fast-pytorch-cpu", "svg.fonttype": "path",
+            "text.color": colors["text"], "axes.labelcolor": colors["text"], "xtick.color": colors["text"],
+            "ytick.color": colors["text"], "axes.edgecolor": colors["grid"], "font.size": 9}
 
 
 def plot(references: list[dict], technique: str, theme: str, path: Path, lang: str = "en") -> None:
@@ -199,23 +191,21 @@ def plot(references: list[dict], technique: str, theme: str, path: Path, lang: s
     from matplotlib.patches import Patch
 
     colors = THEMES[theme]
-    by_id = [rows_by_id(r) for r in references]
+    machines = kind_colors([kind(r["machine"]) for r in references], theme)
+    rows_of = [by_id(r) for r in references]
     heads = [kind_title(r["machine"]) for r in references]
     found = groups(references, technique)
     n = len(references)
-    with plt.rc_context({**FONTS[lang], "svg.hashsalt": "fast-pytorch-cpu", "svg.fonttype": "path",
-                         "text.color": colors["text"], "axes.labelcolor": colors["text"],
-                         "xtick.color": colors["text"], "ytick.color": colors["text"],
-                         "axes.edgecolor": colors["grid"], "font.size": 9}):
+    with plt.rc_context(style(theme, lang)):
         heights = [len(members) * (0.35 + 0.22 * n) for members in found.values()]
         fig, axes = plt.subplots(len(found), 1, figsize=(7, 1.2 + sum(heights) + 0.55 * len(found)),
                                  gridspec_kw={"height_ratios": heights}, squeeze=False)
         for ax, (group, members) in zip(axes[:, 0], found.items()):
             labels = [say(label, lang) for label in members.values()]
-            ratios = [rows[i]["ratio"] for rows in by_id for i in members if rows.get(i, {}).get("ratio")] or [1.0]
+            ratios = [rows[i]["ratio"] for rows in rows_of for i in members if rows.get(i, {}).get("ratio")] or [1.0]
             log = max(ratios) / min(ratios) > 20  # a linear axis would hide the small bars
             bar = 0.8 / n
-            for m, rows in enumerate(by_id):
+            for m, rows in enumerate(rows_of):
                 for y, row_id in enumerate(members):
                     row = rows.get(row_id)
                     if row is None:
@@ -223,7 +213,7 @@ def plot(references: list[dict], technique: str, theme: str, path: Path, lang: s
                     pos = y + (m - (n - 1) / 2) * bar
                     ratio = row.get("ratio")
                     if ratio:
-                        ax.barh(pos, ratio, height=bar, color=colors["machines"][m])
+                        ax.barh(pos, ratio, height=bar, color=machines[m])
                     # A ratio that rounds to 0.00× says nothing: show the measured value instead.
                     text = fmt_ratio(ratio) if ratio and ratio >= 0.01 else fmt_value(row["median"], row["unit"])
                     ax.text(ratio or (min(ratios) if log else 0), pos, f" {text}", va="center", fontsize=7,
@@ -244,7 +234,7 @@ def plot(references: list[dict], technique: str, theme: str, path: Path, lang: s
             ax.set_xlabel(say("log scale", lang) if log else "", fontsize=7)
         axes[-1, 0].set_xlabel(say("times better than the baseline (dashed line: the baseline, 1×)", lang)
                                + (say("; log scale", lang) if log else ""))
-        handles = [Patch(color=colors["machines"][m], label=head) for m, head in enumerate(heads)]
+        handles = [Patch(color=machines[m], label=head) for m, head in enumerate(heads)]
         fig.legend(handles=handles, loc="upper center", ncol=min(n, 3), frameon=False)
         fig.patch.set_alpha(0)
         fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
@@ -281,14 +271,11 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: 
     colors = THEMES[theme]
     order = waterfall_groups(references)[group]
     measured = [r for r in references if any(row["group"] == group for row in r["results"])]
-    with plt.rc_context({**FONTS[lang], "svg.hashsalt": "fast-pytorch-cpu", "svg.fonttype": "path",
-                         "text.color": colors["text"], "axes.labelcolor": colors["text"],
-                         "xtick.color": colors["text"], "ytick.color": colors["text"],
-                         "axes.edgecolor": colors["grid"], "font.size": 9}):
+    with plt.rc_context(style(theme, lang)):
         fig, axes = plt.subplots(len(measured), 1, figsize=(7, 0.6 + 0.42 * len(order) * len(measured) + 0.6),
                                  squeeze=False)
         for ax, ref in zip(axes[:, 0], measured):
-            rows = rows_by_id(ref)
+            rows = by_id(ref)
             level, labels, highest = 1.0, [], 1.0
             for y, row_id in enumerate(order):
                 row = rows.get(row_id)
@@ -305,7 +292,7 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: 
                     start = level * beside["ratio"] / _path_ratio(rows, order, y) if beside else level
                 gain = end >= start
                 ax.barh(y, math.log10(end) - math.log10(start), left=math.log10(start), height=0.6,
-                        color=(colors["machines"][2] if gain else colors["machines"][0]) if on_path else "none",
+                        color=(colors["gain"] if gain else colors["loss"]) if on_path else "none",
                         edgecolor=colors["text"] if not on_path else "none", hatch=None if on_path else "//")
                 step = end / start
                 # compared with another row: PyTorch's (another runtime) or the control's (an allocator)
@@ -345,8 +332,8 @@ def _path_ratio(rows: dict, order: list[str], index: int) -> float:
     return 1.0
 
 
-def step_details(references: list[dict], technique: str) -> str:
-    """For cumulative steps (the case study's throughput rows): GFLOP/s and share of the peak for
+def step_details(references: list[dict], technique: str, lang: str = "en") -> str:
+    """The case study's per-step figures the ratio table leaves out: GFLOP/s and its share of
     the step's precision, batch-1 p99, parity with fp32 eager and compile time, per machine."""
     lines = []
     for ref in references:
@@ -354,39 +341,40 @@ def step_details(references: list[dict], technique: str) -> str:
                 and r["unit"] == "samples/s"]
         for group in dict.fromkeys(r["group"] for r in rows):  # one table per model, in run order
             lines += [f"**{kind_title(ref['machine'])}: {group.split(' throughput')[0]}**", "",
-                      "| Step | Batch | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |",
+                      say("| Step | Batch | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |", lang),
                       "|---|---:|---:|---:|---:|"]
-            lines += [_step_line(r) for r in rows if r["group"] == group] + [""]
+            lines += [_step_line(r, lang) for r in rows if r["group"] == group] + [""]
     if not lines:
         return ""
-    return ('??? info "Every step: GFLOP/s against the peak, p99 latency, parity and compile time"\n\n'
+    return (f'??? info "{say("Every step: GFLOP/s against the peak, p99 latency, parity and compile time", lang)}"\n\n'
             + "\n".join(("    " + line) if line else "" for line in lines) + "\n\n")
 
 
-def _step_line(r: dict) -> str:
+def _step_line(r: dict, lang: str) -> str:
     """One row of step_details' table."""
     p = r["params"]
-    share = f" ({p['share_of_peak']:.0%} of {p['precision']})" if p.get("share_of_peak") else ""
-    built = "built" if p.get("compared_step") else "compiled"  # another runtime: export and conversion
-    compiled = f"<br><small>{built} in {p['compile_s']:.0f}&nbsp;s</small>" if p.get("compile_s") else ""
+    share = say(" ({:.0%} of {})", lang).format(p["share_of_peak"], p["precision"]) if p.get("share_of_peak") else ""
+    built = "built in {:.0f}&nbsp;s" if p.get("compared_step") else "compiled in {:.0f}&nbsp;s"  # another runtime: export and conversion
+    compiled = f"<br><small>{say(built, lang).format(p['compile_s'])}</small>" if p.get("compile_s") else ""
     if p.get("load_s"):
-        compiled += f"<br><small>loads in {p['load_s']:.1f}&nbsp;s</small>"
-    return (f"| {r['label']}{compiled} | {p['batch']} | {p['gflops']:.0f}{share} | {fmt_value(p['p99_s'], 's')} | "
+        compiled += f"<br><small>{say('loads in {:.1f}&nbsp;s', lang).format(p['load_s'])}</small>"
+    return (f"| {say(r['label'], lang)}{compiled} | {p['batch']} | {p['gflops']:.0f}{share} | {fmt_value(p['p99_s'], 's')} | "
             f"{p['top1_agreement_pct']:.0f}%, {p['max_abs_logit_diff']:.1g} |")
 
 
-def page_fragment(references: list[dict], technique: str) -> str:
-    title = techniques().get(technique, technique)
-    return (f"{table(references, technique)}\n"
-            + step_details(references, technique)
+def page_fragment(references: list[dict], technique: str, lang: str = "en") -> str:
+    title = say(techniques().get(technique, technique), lang)
+    plots = f"{RESULTS_DIR.name}/" + ("zh/" if lang == "zh" else "")
+    return (f"{table(references, technique, lang)}\n"
+            + step_details(references, technique, lang)
             # Each plot links to itself: on a phone, a tap opens it full size.
-            + "".join(f"[![{title}: measured speed-ups on each machine]({RESULTS_DIR.name}/{technique}-{theme}.svg"
-                      f"#only-{theme})]({RESULTS_DIR.name}/{technique}-{theme}.svg)\n" for theme in THEMES)
-            + f"\n{all_figures(references, technique)}\n\n"
-            f"<small>{provenance(references, technique)}</small>\n")
+            + "".join(f"[![{title}{say(': measured speed-ups on each machine', lang)}]({plots}{technique}-{theme}.svg"
+                      f"#only-{theme})]({plots}{technique}-{theme}.svg)\n" for theme in THEMES)
+            + f"\n{all_figures(references, technique, lang)}\n\n"
+            f"<small>{provenance(references, technique, lang)}</small>\n")
 
 
-def machine_table(references: list[dict]) -> str:
+def machine_table(references: list[dict], lang: str = "en") -> str:
     """Every reference machine, one column each."""
     def isa(m):
         return ", ".join(k.upper() for k, v in m["isa"].items() if v) or "no AVX"
@@ -400,20 +388,21 @@ def machine_table(references: list[dict]) -> str:
                            for p, v in peaks.items())
 
     def clock(m):
-        measured = f", measured {m['measured_mhz']:.0f}" if m.get("measured_mhz") else ""
-        return f"{m['mhz']:.0f} MHz reported{measured}"
+        measured = say(", measured {:.0f}", lang).format(m["measured_mhz"]) if m.get("measured_mhz") else ""
+        return say("{:.0f} MHz reported", lang).format(m["mhz"]) + measured
 
     fields = [("CPU", lambda r: f"{r['machine']['cpu_model']} ({r['machine']['arch']})"),
-              ("Cores", lambda r: f"{r['machine']['physical_cores']} physical, {r['machine']['usable_cores']} usable"),
+              ("Cores", lambda r: say("{} physical, {} usable", lang).format(r["machine"]["physical_cores"],
+                                                                             r["machine"]["usable_cores"])),
               ("ISA flags", lambda r: isa(r["machine"])),
               ("torch CPU capability", lambda r: r["machine"]["torch_cpu_capability"]),
               ("Clock", lambda r: clock(r["machine"])),
               ("Theoretical peak, native precisions", lambda r: peak(r["machine"])),
               ("torch / Python", lambda r: f"{r['machine']['torch']} / {r['machine']['python']}"),
-              ("Run", lambda r: f"{r['mode']} mode, {r['created'][:10]}, {r['seconds']:.0f} s")]
+              ("Run", lambda r: f"{r['mode']}{say(' mode, ', lang)}{r['created'][:10]}, {r['seconds']:.0f} s")]
     lines = ["| | " + " | ".join(kind_title(r["machine"]) for r in references) + " |",
              "|---|" + "---|" * len(references)]
-    lines += [f"| {name} | " + " | ".join(get(r) for r in references) + " |" for name, get in fields]
+    lines += [f"| {say(name, lang)} | " + " | ".join(get(r) for r in references) + " |" for name, get in fields]
     notes = [f"- **{kind_title(r['machine'])}**: {r['notes']}" for r in references if r.get("notes")]
     return "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
@@ -426,42 +415,29 @@ def headline(references: list[dict], lang: str = "en") -> str:
 
 
 def render(references: list[dict], out: Path) -> list[Path]:
-    """Write <technique>.md and its two plots per technique, machine.md and headline.md, and the
-    tables again in Chinese under zh/; return the paths."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Write <technique>.md and its two plots per technique, machine.md and headline.md, in English
+    into out and in Chinese into out/zh; return the paths."""
     references = sorted(references, key=lambda r: kind_order(r["machine"]))
-    measured = {row["technique"] for r in references for row in r["results"]}
+    measured = [t for t in techniques() if t in {row["technique"] for r in references for row in r["results"]}]
     written = []
-    for technique in [t for t in techniques() if t in measured]:
-        md = out / f"{technique}.md"
-        md.write_text(page_fragment(references, technique))
-        written.append(md)
-        for theme in THEMES:
-            svg = out / f"{technique}-{theme}.svg"
-            plot(references, technique, theme, svg)
-            written.append(svg)
-    for group, order in waterfall_groups(references).items():
-        for theme in THEMES:
-            svg = out / f"waterfall-{order[0].split('/')[1]}-{theme}.svg"  # the group's slug in its row ids
-            waterfall(references, group, theme, svg)
-            written.append(svg)
-    for name, text in (("machine.md", machine_table(references)), ("headline.md", headline(references))):
-        (out / name).write_text(text)
-        written.append(out / name)
-    (out / "zh").mkdir(exist_ok=True)
-    for md in [p for p in written if p.suffix == ".md"]:
-        text = headline(references, "zh") if md.name == "headline.md" else md.read_text()
-        (out / "zh" / md.name).write_text(in_chinese(text))
-        written.append(out / "zh" / md.name)
-    for technique in [t for t in techniques() if t in measured]:
-        for theme in THEMES:
-            plot(references, technique, theme, out / "zh" / f"{technique}-{theme}.svg", "zh")
-            written.append(out / "zh" / f"{technique}-{theme}.svg")
-    for group, order in waterfall_groups(references).items():
-        for theme in THEMES:
-            svg = out / "zh" / f"waterfall-{order[0].split('/')[1]}-{theme}.svg"
-            waterfall(references, group, theme, svg, "zh")
-            written.append(svg)
+    for lang, folder in (("en", out), ("zh", out / "zh")):
+        folder.mkdir(parents=True, exist_ok=True)
+        for technique in measured:
+            md = folder / f"{technique}.md"
+            md.write_text(page_fragment(references, technique, lang))
+            written.append(md)
+            for theme in THEMES:
+                svg = folder / f"{technique}-{theme}.svg"
+                plot(references, technique, theme, svg, lang)
+                written.append(svg)
+        for group, order in waterfall_groups(references).items():
+            for theme in THEMES:
+                svg = folder / f"waterfall-{order[0].split('/')[1]}-{theme}.svg"  # the group's slug in its row ids
+                waterfall(references, group, theme, svg, lang)
+                written.append(svg)
+        for name, text in (("machine.md", machine_table(references, lang)), ("headline.md", headline(references, lang))):
+            (folder / name).write_text(text)
+            written.append(folder / name)
     return written
 
 

@@ -177,16 +177,24 @@ def by_part(calls: list[dict[str, float]]) -> dict[str, list[float]]:
     return {part: [call[part] for call in calls] for part in PARTS}
 
 
+KERNELS = "oneDNN convolution kernels"  # PyTorch's profile only: see onednn_kernels
+
+
 def profile_pytorch(predict, image: torch.Tensor, calls: int = 20) -> dict[str, list[float]]:
     """Where PyTorch's batch-1 calls go, by torch.profiler: the outermost operators (aten::,
     quantized::, onednn::, with what they call), and around them Python, Dynamo's guards, the
     compiled graph's wrapper and Inductor's own generated kernels, which the profiler does not
-    see as operators. Profiled twice, the first discarded (a compiled model may recompile once)."""
+    see as operators. Profiled twice, the first discarded (a compiled model may recompile once).
+    KERNELS: the part of the convolutions spent inside oneDNN's own kernels, by oneDNN's log of
+    the same calls; the rest of the convolutions' time is PyTorch's work around each kernel."""
     for _ in range(2):
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        kernels = []
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof, \
+                onednn_kernels(kernels) as call_ends:
             for _ in range(calls):
                 with torch.profiler.record_function("call"):
                     predict(image)
+                call_ends()
     events = prof.events()
     found = {id(e): [] for e in events if e.name == "call"}
     for event in [e for e in events if "::" in e.name]:  # operators are namespaced
@@ -195,7 +203,42 @@ def profile_pytorch(predict, image: torch.Tensor, calls: int = 20) -> dict[str, 
             parent = parent.cpu_parent
         if parent is not None and id(parent) in found:  # outermost: no operator between it and the call
             found[id(parent)].append((event.name, event.cpu_time_total / 1e6))
-    return by_part([split_call(e.cpu_time_total / 1e6, found[id(e)]) for e in events if e.name == "call"])
+    parts = by_part([split_call(e.cpu_time_total / 1e6, found[id(e)]) for e in events if e.name == "call"])
+    return {**parts, KERNELS: kernels}
+
+
+@contextlib.contextmanager
+def onednn_kernels(calls: list[float]):
+    """oneDNN's verbose log while the block runs: one line per kernel it executes, with its time in
+    ms. oneDNN writes it to the process's standard output (file descriptor 1), which goes to a
+    temporary file meanwhile (Linux and macOS). The block calls the function it gets after each
+    call; at the end calls holds each call's seconds in oneDNN's convolution kernels."""
+    import ctypes
+    import sys
+
+    libc, ends = ctypes.CDLL(None), []
+
+    def call_ends() -> None:
+        libc.fflush(None)  # the C library's buffer, then where the file stands
+        ends.append(os.lseek(1, 0, os.SEEK_CUR))
+
+    with tempfile.TemporaryFile() as log:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        os.dup2(log.fileno(), 1)
+        try:
+            with torch.backends.mkldnn.verbose(torch.backends.mkldnn.VERBOSE_ON):
+                yield call_ends
+        finally:
+            libc.fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
+        log.seek(0)
+        text = log.read()
+    for start, end in zip([0, *ends], ends):
+        fields = [line.split(b",") for line in text[start:end].splitlines()]
+        calls.append(sum(float(f[-1]) for f in fields  # onednn_verbose,...,exec,cpu,convolution,...,ms
+                         if f[0] == b"onednn_verbose" and b"exec" in f and b"convolution" in f) / 1e3)
 
 
 def profile_onnxruntime(data: bytes, options, image: torch.Tensor, calls: int = 20) -> dict[str, list[float]]:
@@ -324,10 +367,11 @@ def main() -> None:
         profiles[name] = predict
     if args.profile:
         print(f"\nbatch 1, ms per call under each one's profiler (median of 20 calls)\n{'runtime':20}"
-              + "".join(f"{part:>22}" for part in PARTS))
+              + "".join(f"{part:>22}" for part in PARTS) + f"{KERNELS:>28}")
         for name, predict in profiles.items():
             found = predict.profile(images[:1]) if hasattr(predict, "profile") else profile_pytorch(predict, images[:1])
-            print(f"{name:20}" + "".join(f"{np.median(found[part]) * 1e3:22.2f}" for part in PARTS))
+            kernels = f"{np.median(found[KERNELS]) * 1e3:28.2f}" if KERNELS in found else f"{'-':>28}"  # PyTorch's
+            print(f"{name:20}" + "".join(f"{np.median(found[part]) * 1e3:22.2f}" for part in PARTS) + kernels)
 
 
 if __name__ == "__main__":

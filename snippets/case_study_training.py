@@ -182,12 +182,16 @@ def train_tuned(images: torch.Tensor, labels: torch.Tensor, checker: Checker, ma
 
 
 def native_bf16() -> bool:
-    """bf16 in hardware: AVX512_BF16 or AMX (x86 Linux). Elsewhere, or with torch capped below
-    AVX-512 (ATEN_CPU_CAPABILITY=avx2 emulates an AVX2 CPU), bf16 is emulated and slower than fp32."""
+    """bf16 instructions oneDNN uses: AMX or AVX512_BF16 (x86), BF16 (Arm), read from Linux's
+    /proc/cpuinfo (elsewhere: unknown, so no). Not where torch is capped below AVX-512
+    (ATEN_CPU_CAPABILITY=avx2 emulates an AVX2 CPU): there, and on CPUs without them, bf16 is
+    emulated and slower than fp32. The same rule as case_study_inference.py's."""
     try:
         flags = set(Path("/proc/cpuinfo").read_text().split())
     except OSError:
         flags = set()
+    if platform.machine().lower() in ("aarch64", "arm64"):
+        return "bf16" in flags
     capped = torch.backends.cpu.get_cpu_capability() in ("DEFAULT", "AVX2")
     return not capped and bool({"amx_bf16", "avx512_bf16"} & flags)
 

@@ -4,6 +4,26 @@ import os
 import tempfile
 import time
 
+import torch
+import torch._inductor.config
+from torch.utils.benchmark import Timer
+
+
+# --8<-- [start:model]
+class MLP(torch.nn.Module):
+    """Linear, hand-written tanh GELU (eight element-wise ops in eager), Linear."""
+
+    def __init__(self, dim: int = 256, hidden: int = 1024):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(dim, hidden)
+        self.fc2 = torch.nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        h = self.fc1(x)
+        h = 0.5 * h * (1.0 + torch.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
+        return self.fc2(h)
+# --8<-- [end:model]
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
@@ -25,25 +45,9 @@ def main() -> None:
 
 
 def run(batch: int) -> None:
-    import torch
-    from torch.utils.benchmark import Timer
-
     torch.manual_seed(0)
 
     # --8<-- [start:compile]
-    class MLP(torch.nn.Module):
-        """Linear, hand-written tanh GELU (eight element-wise ops in eager), Linear."""
-
-        def __init__(self, dim: int = 256, hidden: int = 1024):
-            super().__init__()
-            self.fc1 = torch.nn.Linear(dim, hidden)
-            self.fc2 = torch.nn.Linear(hidden, dim)
-
-        def forward(self, x):
-            h = self.fc1(x)
-            h = 0.5 * h * (1.0 + torch.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
-            return self.fc2(h)
-
     model = MLP().eval()
     x = torch.randn(batch, 256)
     compiled = torch.compile(model)  # default backend: inductor (C++/OpenMP kernels on CPU)
@@ -67,9 +71,8 @@ def run(batch: int) -> None:
 
     # --8<-- [start:freezing]
     # For inference: freezing turns the weights into constants, so inductor can fold them and
-    # prepack them for MKL/oneDNN. It needs inference_mode (or no_grad) around the calls.
-    import torch._inductor.config
-
+    # prepack them for MKL/oneDNN. It needs inference_mode (or no_grad) around the calls, and
+    # import torch._inductor.config (at the top of this file).
     torch._dynamo.reset()  # forget the first compile: Dynamo's cache does not look at inductor settings
     torch._inductor.config.freezing = True
     frozen = torch.compile(model)

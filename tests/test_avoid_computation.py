@@ -1,11 +1,10 @@
 """The avoid-computation page: the training loop learns, the cheaper variants compute the same thing."""
 import re
-import runpy
-from types import SimpleNamespace
 
 import pytest
 
-from tests.snippets import run_here, run_shared, snippet_path
+from bench.core import load_snippet
+from tests.snippets import run_here, run_shared
 
 
 def test_training_loop_reduces_validation_loss_and_zero_grad_sets_none():
@@ -45,7 +44,7 @@ def test_saved_bytes_count_activations_not_parameters(batch):
     + 512 floats per sample. The weights autograd also saves are parameters and not counted."""
     import torch
 
-    snippet = SimpleNamespace(**runpy.run_path(str(snippet_path("avoid_computation_no_grad_vs_inference_mode"))))
+    snippet = load_snippet("avoid_computation_no_grad_vs_inference_mode")
     torch.manual_seed(0)
     model = snippet.make_model().eval()
     x = torch.randn(batch, 256)

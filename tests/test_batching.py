@@ -1,13 +1,12 @@
 """docs/batching.md: batched results equal one-at-a-time results; the tables report what they say."""
 import re
-import runpy
-from types import SimpleNamespace
 
 import pytest
 import torch
 
+from bench.core import load_snippet
 from tests.isolation import run_isolated
-from tests.snippets import run_here, run_shared, snippet_path
+from tests.snippets import run_here, run_shared
 
 THROUGHPUT = "batching_throughput_latency"
 SERVING = "batching_serving_latency"
@@ -17,7 +16,7 @@ ROW = re.compile(r"^\s*(\d+) \|\s+([\d.]+)\s+([\d.]+) \|\s+([\d.]+)\s+([\d.]+)$"
 
 def _load(name):
     """The snippet's definitions, without running main() or writing bytecode next to it."""
-    return SimpleNamespace(**runpy.run_path(str(snippet_path(name))))
+    return load_snippet(name)
 
 
 def _tables(out: str) -> dict[str, list[tuple[int, float, float, float, float]]]:

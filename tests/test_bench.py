@@ -14,7 +14,7 @@ from bench.compare import column_head
 from bench.machine import kind
 from bench.references import FOLDER as REFERENCES, lacks, load_all, unmeasured
 from bench.render import RESULTS_DIR, render
-from tests.snippets import DOCS, ROOT, clean_env, unknown_model_args
+from tests.snippets import DOCS, ROOT, clean_env, keep, unknown_model_args
 
 
 def bench(*args):
@@ -141,9 +141,16 @@ def test_no_parallel_speed_up_exceeds_the_cores():
     assert checked >= 10, "the check found the rows that compare thread or process layouts"
 
 
-def test_pages_show_the_current_references(tmp_path):
-    """Rendering the committed references again gives exactly the committed tables and plots."""
+@pytest.mark.recorded
+def test_pages_show_the_current_references(tmp_path, request):
+    """Rendering the committed references again gives exactly the committed tables and plots
+    (--update-outputs: writes them, as python -m bench.render does, and removes the rest)."""
     written = {p.relative_to(tmp_path) for p in render(load_all(), tmp_path)}
+    for path in written:
+        keep(RESULTS_DIR / path, (tmp_path / path).read_text(), request)
+    if request.config.getoption("--update-outputs"):  # what no technique renders any more goes
+        for path in [p for p in RESULTS_DIR.rglob("*") if p.is_file() and p.relative_to(RESULTS_DIR) not in written]:
+            path.unlink()
     stale = [str(p) for p in written if not filecmp.cmp(tmp_path / p, RESULTS_DIR / p, shallow=False)]
     assert not stale, f"docs/results is stale for {stale}: run python -m bench.render"
     extra = {p.relative_to(RESULTS_DIR) for p in RESULTS_DIR.rglob("*") if p.is_file()} - written
@@ -190,13 +197,11 @@ def test_an_existing_results_file_is_not_overwritten(tmp_path):
     assert mine.read_text() == "my earlier run"
 
 
+@pytest.mark.recorded
 def test_help_shown_on_the_benchmark_page_is_current(request):
     result = bench("--help")
     assert result.returncode == 0
-    recorded = DOCS / "outputs" / "cli" / "bench_help.txt"
-    if request.config.getoption("--update-outputs"):
-        recorded.write_text(result.stdout)
-    assert result.stdout == recorded.read_text()
+    assert result.stdout == keep(DOCS / "outputs" / "cli" / "bench_help.txt", result.stdout, request)
 
 
 def test_update_reference_only_replaces_those_techniques_rows():

@@ -2,13 +2,13 @@
 of fp32 for inference and a short training run, and the fp32-precision switch is shown."""
 import platform
 import re
-import runpy
 from pathlib import Path
 
 import pytest
 import torch
 
-from tests.snippets import run_here, run_shared, snippet_path
+from bench.core import load_snippet
+from tests.snippets import run_here, run_shared
 
 NAME = "bfloat16_autocast_cpu"
 
@@ -38,17 +38,17 @@ def test_hardware_report_matches_this_machine():
 def test_arm_bf16_feature_counts_as_native(monkeypatch, tmp_path):
     """Graviton 3 and later list `bf16` among their features: the check must call that native,
     and must not read a `bf16` token as such on x86."""
-    funcs = runpy.run_path(str(snippet_path(NAME)))
+    funcs = load_snippet(NAME)
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor : 0\nFeatures : fp asimd evtstrm aes sha2 crc32 atomics bf16 i8mm sve\n")
-    real_path = funcs["Path"]
-    monkeypatch.setitem(funcs["native_bf16"].__globals__, "Path",
+    real_path = funcs.Path
+    monkeypatch.setitem(funcs.native_bf16.__globals__, "Path",
                         lambda name: cpuinfo if name == "/proc/cpuinfo" else real_path(name))
     for machine, native in (("aarch64", "arm_bf16"), ("x86_64", None)):
         monkeypatch.setattr(platform, "machine", lambda: machine)
-        hw = funcs["native_bf16"]()
+        hw = funcs.native_bf16()
         assert hw["arm_bf16"] is (machine == "aarch64")
-        assert funcs["native_bf16_feature"](hw) == native
+        assert funcs.native_bf16_feature(hw) == native
 
 
 def test_autocast_keeps_only_losses_in_fp32():

@@ -2,11 +2,11 @@
 reason), each step's logits agree with fp32 eager, bad arguments get a usage message, and
 --steps picks the rows. Correctness only: no speed bound is asserted."""
 import re
-import runpy
 
 import pytest
 
-from tests.snippets import run_here, run_shared, snippet_path
+from bench.core import load_snippet
+from tests.snippets import run_here, run_shared
 
 NAME = "case_study_inference"
 STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16", "int8")
@@ -122,9 +122,9 @@ def test_steps_selects_the_rows():
 def test_measurements_are_importable_as_rows():
     """What a benchmark module records: runpy without __main__ runs nothing, measure_steps returns
     one dict per row."""
-    snippet = runpy.run_path(str(snippet_path(NAME)))
+    snippet = load_snippet(NAME)
     lines = []
-    rows = snippet["measure_steps"](["batching", "compile"], quick=True, batch=2, size=32, log=lines.append)
+    rows = snippet.measure_steps(["batching", "compile"], quick=True, batch=2, size=32, log=lines.append)
     assert [r["step"] for r in rows] == ["batching", "compile", "package"]  # the package comes with compile
     batching, compiled, _ = rows
     assert batching["run"] and batching["precision"] == "fp32" and batching["batch"] == 2

@@ -10,21 +10,19 @@ import pytest
 from nbclient import NotebookClient
 
 from tests.page_notebook import WORDS, build
-from tests.snippets import DOCS, OUTPUTS, mask
+from tests.snippets import DOCS, OUTPUTS, keep, mask
 
 PAGE = DOCS / "naive-to-fast.md"
 NOTEBOOK = DOCS / "downloads" / "naive-to-fast.ipynb"
 EDITIONS = {"": (PAGE, NOTEBOOK), "zh/": (DOCS / "naive-to-fast.zh.md", DOCS / "downloads" / "naive-to-fast.zh.ipynb")}
 
 
+@pytest.mark.recorded
 @pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: e or "en")
 def test_stored_notebook_is_current(request, edition):
     page, notebook = EDITIONS[edition]
     fresh = nbformat.writes(build(page)) + "\n"
-    if request.config.getoption("--update-outputs"):
-        notebook.parent.mkdir(exist_ok=True)
-        notebook.write_text(fresh)
-    assert notebook.read_text() == fresh, (
+    assert keep(notebook, fresh, request) == fresh, (
         f"{notebook.relative_to(DOCS.parent)} is not what {page.name} makes now: rewrite it with "
         "pytest tests/test_case_study_notebook.py --update-outputs")
 

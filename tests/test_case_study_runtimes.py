@@ -4,16 +4,16 @@ case measures them beside the PyTorch steps, on the same model and inputs. Corre
 speed bound is asserted."""
 import os
 import re
-import runpy
 import sys
 
 import pytest
 
 from bench.cases import case_study
-from tests.snippets import require_modules, run_here, run_shared, snippet_path
+from bench.core import load_snippet
+from tests.snippets import require_modules, run_here, run_shared
 
 NAME = "case_study_resnet50_runtimes"
-MODULES = {runtime: modules for runtime, (modules, _) in runpy.run_path(str(snippet_path(NAME)))["RUNTIMES"].items()}
+MODULES = {runtime: modules for runtime, (modules, _) in load_snippet(NAME).RUNTIMES.items()}
 ROW = re.compile(r"^(?P<name>.+?) +(?P<build>[\d.]+) +(?P<per_s>[\d.]+) +(?P<ms>[\d.]+) +(?P<agree>\d+)% +(?P<diff>\S+)$")
 
 
@@ -61,7 +61,7 @@ def test_openvino_agrees_with_pytorch(quick):
     measured = rows(quick)
     assert measured["OpenVINO fp32"]["agree"] == 100 and measured["OpenVINO fp32"]["diff"] < 1e-3
     assert 1e-3 < measured["OpenVINO int8"]["diff"] < 20  # quantised: close, not equal
-    if runpy.run_path(str(snippet_path(NAME)))["openvino_native_bf16"]():
+    if load_snippet(NAME).openvino_native_bf16():
         assert 1e-3 < measured["OpenVINO bf16"]["diff"] < 5
     else:
         assert re.search(r"^OpenVINO bf16 +not run: no native bf16$", quick, re.M), quick
@@ -73,9 +73,9 @@ def test_a_missing_runtime_prints_skip_and_the_other_still_runs(runtime, left, m
     """Which rows run, without running them: the SKIP line names the missing module and how to
     install it, and the other runtime's rows stay."""
     require("onnxruntime", "openvino")
-    snippet = runpy.run_path(str(snippet_path(NAME)))
+    snippet = load_snippet(NAME)
     monkeypatch.setitem(sys.modules, runtime, None)  # `import runtime` now raises ModuleNotFoundError
-    planned = [name for name, _, _ in snippet["rows_to_run"](["onnxruntime", "openvino"])]
+    planned = [name for name, _, _ in snippet.rows_to_run(["onnxruntime", "openvino"])]
     assert planned == ["PyTorch eager", *left]
     printed = capsys.readouterr().out
     assert re.search(rf"^SKIP: {runtime} is not installed, no {runtime} rows; pip install .*{runtime}==", printed, re.M)
@@ -101,10 +101,10 @@ def test_the_benchmark_measures_the_runtimes_beside_pytorch():
     """measure_steps with the case's peers: the same model, inputs and parity check as the
     PyTorch steps (fp32 runtimes agree with fp32 eager), and a build time recorded."""
     require("onnxruntime", "openvino")
-    case = runpy.run_path(str(snippet_path("case_study_inference")))
+    case = load_snippet("case_study_inference")
     peers = {name: peer for name, peer in case_study.peers(bf16=False).items() if "fp32" in name}
     assert list(peers) == ["ONNX Runtime fp32", "OpenVINO fp32"]
-    measured = case["measure_steps"](["batching"], quick=True, batch=2, size=32, log=lambda line: None, peers=peers)
+    measured = case.measure_steps(["batching"], quick=True, batch=2, size=32, log=lambda line: None, peers=peers)
     assert [r["step"] for r in measured] == ["batching", "ONNX Runtime fp32", "OpenVINO fp32"]
     for row in measured[1:]:
         assert row["run"] and row["precision"] == "fp32" and row["batch"] == 2 and row["items_per_s"] > 0
@@ -126,14 +126,14 @@ def small_int8():
     """ResNet-50 at 32x32, its int8 rows built as the benchmark builds them: PyTorch's step 7,
     ONNX Runtime's and OpenVINO's."""
     require("onnxruntime", "openvino")
-    case = runpy.run_path(str(snippet_path("case_study_inference")))
-    snippet = runpy.run_path(str(snippet_path(NAME)))
-    model = case["make_resnet50"](32)
-    calibration = case["make_images"](16, 32, seed=4)
-    built = {"PyTorch": case["int8_compiled"](model, calibration),
-             "ONNX Runtime": snippet["onnxruntime_predictor"](model, calibration, "int8"),
-             "OpenVINO": snippet["openvino_predictor"](model, calibration, "int8")}
-    return snippet, built, case["make_images"](1, 32, seed=2)
+    case = load_snippet("case_study_inference")
+    snippet = load_snippet(NAME)
+    model = case.make_resnet50(32)
+    calibration = case.make_images(16, 32, seed=4)
+    built = {"PyTorch": case.int8_compiled(model, calibration),
+             "ONNX Runtime": snippet.onnxruntime_predictor(model, calibration, "int8"),
+             "OpenVINO": snippet.openvino_predictor(model, calibration, "int8")}
+    return snippet, built, case.make_images(1, 32, seed=2)
 
 
 @pytest.mark.parametrize("engine", ["PyTorch", "ONNX Runtime", "OpenVINO"])
@@ -143,8 +143,9 @@ def test_a_profiled_call_splits_into_parts_that_add_up(engine, small_int8):
     convolutions were seen (by name: QLinearConv, onednn::qconv..., Convolution) and take time."""
     snippet, built, image = small_int8
     predict = built[engine]
-    found = predict.profile(image, calls=5) if hasattr(predict, "profile") else snippet["profile_pytorch"](predict, image, 5)
-    assert list(found) == list(snippet["PARTS"]) and all(len(v) == 5 for v in found.values())
+    found = predict.profile(image, calls=5) if hasattr(predict, "profile") else snippet.profile_pytorch(predict, image, 5)
+    extra = [snippet.KERNELS] if engine == "PyTorch" else []  # oneDNN's log: PyTorch's own kernels only
+    assert list(found) == [*snippet.PARTS, *extra] and all(len(v) == 5 for v in found.values())
     for i in range(5):
         parts = [found[p][i] for p in ("convolutions", "other operators", "around the operators")]
         assert abs(sum(parts) - found["whole call"][i]) < 1e-9
@@ -157,6 +158,25 @@ def test_a_profiled_call_splits_into_parts_that_add_up(engine, small_int8):
                      + ", ".join(f"{v * 1e3:.2f}" for v in found["around the operators"]))
     for i in range(5):
         assert 0 < found["convolutions"][i] < found["whole call"][i] and found["other operators"][i] >= 0
+        # oneDNN's kernels, call by call, inside the convolution operators that ran them
+        assert not extra or 0 < found[snippet.KERNELS][i] < found["convolutions"][i], (i, found)
+
+
+def test_onednn_kernels_gives_the_standard_output_back(capfd):
+    """The log goes to a file while the block runs; a line printed before and after it reaches
+    the standard output as usual, and oneDNN's lines do not."""
+    import torch
+
+    snippet = load_snippet(NAME)
+    conv, image, calls = torch.nn.Conv2d(3, 8, 3).eval(), torch.randn(1, 3, 16, 16), []
+    print("before", flush=True)
+    with torch.no_grad(), snippet.onednn_kernels(calls) as call_ends:
+        for _ in range(3):
+            conv(image)
+            call_ends()
+    print("after", flush=True)
+    out = capfd.readouterr().out
+    assert out == "before\nafter\n" and len(calls) == 3 and all(c >= 0 for c in calls)
 
 
 def test_openvino_int8_runs_int8_convolutions(small_int8):
@@ -166,10 +186,10 @@ def test_openvino_int8_runs_int8_convolutions(small_int8):
     import torch
 
     snippet, _, image = small_int8
-    case = runpy.run_path(str(snippet_path("case_study_inference")))
+    case = load_snippet("case_study_inference")
     batch = torch.export.Dim("batch", min=1, max=1024)
-    exported = torch.export.export(case["make_resnet50"](32), (torch.zeros(2, 3, 32, 32),), dynamic_shapes=({0: batch},))
-    quantized = snippet["quantize_openvino"](openvino.convert_model(exported), case["make_images"](16, 32, seed=4))
+    exported = torch.export.export(case.make_resnet50(32), (torch.zeros(2, 3, 32, 32),), dynamic_shapes=({0: batch},))
+    quantized = snippet.quantize_openvino(openvino.convert_model(exported), case.make_images(16, 32, seed=4))
     compiled = openvino.Core().compile_model(quantized, "CPU", {"PERF_COUNT": True, "INFERENCE_PRECISION_HINT": "f32"})
     request = compiled.create_infer_request()
     request.infer(image.numpy())
@@ -192,11 +212,11 @@ def test_int8_model_runs_every_convolution_as_qlinearconv(tmp_path):
     import torchvision
     from onnxruntime.quantization import CalibrationDataReader, quantize_static
 
-    snippet = runpy.run_path(str(snippet_path(NAME)))
+    snippet = load_snippet(NAME)
     torch.manual_seed(0)
     model = torchvision.models.resnet50(weights=None).eval()
     calibration = torch.randn(8, 3, 32, 32, generator=torch.Generator().manual_seed(2))
-    exported = snippet["export_onnx"](model, calibration, tmp_path / "m.onnx")
+    exported = snippet.export_onnx(model, calibration, tmp_path / "m.onnx")
 
     def optimised_ops(path) -> collections.Counter:
         options = onnxruntime.SessionOptions()
@@ -205,7 +225,7 @@ def test_int8_model_runs_every_convolution_as_qlinearconv(tmp_path):
         onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         return collections.Counter(node.op_type for node in onnx.load(options.optimized_model_filepath).graph.node)
 
-    ops = optimised_ops(snippet["quantize_int8"](exported, calibration))
+    ops = optimised_ops(snippet.quantize_int8(exported, calibration))
     assert ops["QLinearConv"] == 53 and ops["Conv"] == 0, ops  # ResNet-50 has 53 convolutions
     class Images(CalibrationDataReader):
         batches = iter([{"x": calibration.numpy()}])
@@ -252,18 +272,22 @@ def test_an_isa_cap_turns_openvino_bf16_off(isa, native, monkeypatch):
     if "BF16" not in openvino.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES"):
         pytest.skip("this CPU has no native bf16 to turn off")
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", isa)
-    assert runpy.run_path(str(snippet_path(NAME)))["openvino_native_bf16"]() is native
+    assert load_snippet(NAME).openvino_native_bf16() is native
 
 
 def test_profile_option_prints_each_rows_split():
     """--profile, as the page tells readers to run it: one line per row, the medians of its
     convolutions, other operators and time around them close to the median profiled call (each
-    call's parts add up exactly: test_a_profiled_call_splits_into_parts_that_add_up)."""
+    call's parts add up exactly: test_a_profiled_call_splits_into_parts_that_add_up), and for
+    PyTorch the part of its convolutions in oneDNN's kernels."""
     require("openvino")
     result = run_here(NAME, "--quick", "--runtime", "openvino", "--batch", "2", "--profile")
     assert result.returncode == 0, result.stderr
     section = result.stdout.split("under each one's profiler", 1)[1].splitlines()[2:]
-    split = {line[:20].strip(): [float(v) for v in line[20:].split()] for line in section if line.strip()}
+    split = {line[:20].strip(): line[20:].split() for line in section if line.strip()}
     assert list(split)[:2] == ["PyTorch eager", "OpenVINO fp32"], result.stdout
-    for name, (conv, other, around, whole) in split.items():
+    for name, cells in split.items():
+        conv, other, around, whole = map(float, cells[:4])
         assert conv > 0 and other >= 0 and abs(conv + other + around - whole) <= 0.1 * whole, (name, conv, other, around, whole)
+        # oneDNN's kernels: PyTorch's, within its convolutions; a dash for a runtime
+        assert (0 <= float(cells[4]) <= conv) if name.startswith("PyTorch") else cells[4] == "-", (name, cells)

@@ -11,10 +11,10 @@ import tempfile
 
 import pytest
 
-from tests.snippets import OUTPUTS, ROOT, clean_env, fresh_default_threads, mask
+from tests.snippets import OUTPUTS, ROOT, clean_env, fresh_default_threads, keep, mask
 
 # Every erratum is re-run on other torch releases too (tests/releases.py)
-pytestmark = pytest.mark.release
+pytestmark = [pytest.mark.release, pytest.mark.recorded]
 
 ARTICLE = ROOT / "tests" / "article"
 RECORDED = OUTPUTS / "article"
@@ -40,11 +40,8 @@ def run_article(name: str, offline: bool = False, cwd=None) -> tuple[int, str]:
 
 
 def check_recorded(name: str, seen: str, request) -> None:
-    path = RECORDED / f"{name}.txt"
-    if request.config.getoption("--update-outputs"):
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(seen)
-    assert mask(seen) == mask(path.read_text()), f"the Corrections page shows another result for {name}"
+    recorded = keep(RECORDED / f"{name}.txt", seen, request, lambda stored, fresh: mask(stored) == mask(fresh))
+    assert mask(seen) == mask(recorded), f"the Corrections page shows another result for {name}"
 
 
 def test_env_vars_set_after_import_do_not_change_threads(request):

@@ -3,12 +3,12 @@ gives the naive loop's tokens; random weights at the snippet's initializer_range
 a few repeated tokens and do at the config's default; parity fails on a broken step; the bytes a
 token reads count a tied embedding once. Correctness only: no speed bound is asserted."""
 import re
-import runpy
 
 import pytest
 import torch
 
-from tests.snippets import ROOT, require_modules, run_here, run_shared, snippet_path
+from bench.core import load_snippet
+from tests.snippets import ROOT, require_modules, run_here, run_shared
 
 NAME = "generate_text"
 STEPS = ("naive", "kv_cache", "bf16", "compile", "int8", "int4", "da8w4")
@@ -25,21 +25,21 @@ def quick() -> str:
 
 @pytest.fixture(scope="module")
 def g():
-    return runpy.run_path(str(snippet_path(NAME)))
+    return load_snippet(NAME)
 
 
 def row(out: str, index: int) -> str:
     """What follows step `index`'s title in the table."""
-    title = re.escape(runpy.run_path(str(snippet_path(NAME)))["TITLES"][STEPS[index - 1]])
+    title = re.escape(load_snippet(NAME).TITLES[STEPS[index - 1]])
     match = re.search(rf"^{index} {title} +(\S.*)$", out, re.M)
     assert match, f"no row {index} in\n{out}"
     return match.group(1)
 
 
 def test_every_step_is_measured_or_says_why_not(quick, g):
-    assert g["STEPS"] == STEPS
+    assert g.STEPS == STEPS
     for index, step in enumerate(STEPS, 1):
-        assert re.search(rf"^{index} {re.escape(g['TITLES'][step])} ", quick, re.M), (step, quick)
+        assert re.search(rf"^{index} {re.escape(g.TITLES[step])} ", quick, re.M), (step, quick)
         cells = row(quick, index)
         if step in ("naive", "kv_cache", "bf16", "compile"):  # stock torch: runs on every CPU
             assert re.fullmatch(MEASURED, cells), (step, cells)
@@ -66,7 +66,7 @@ def test_fp32_steps_agree_exactly_and_the_others_closely(quick):
 def test_llama_cpp_rows_are_measured_or_the_snippet_says_skip(quick, g):
     """llama.cpp's rows follow the steps: measured where llama-cpp-python is installed; where it
     is not, a SKIP line saying how to install it and each row "not run" (CI requires them)."""
-    assert g["LLAMA_CPP"] == tuple(LLAMA_CPP) and all(g["TITLES"][k] == v for k, v in LLAMA_CPP.items())
+    assert g.LLAMA_CPP == tuple(LLAMA_CPP) and all(g.TITLES[k] == v for k, v in LLAMA_CPP.items())
     if "SKIP: llama-cpp-python is not installed" in quick:
         assert "pip install llama-cpp-python==" in quick
         require_modules("llama_cpp", "gguf")  # skips here, or fails under REQUIRE_RUNTIMES=1
@@ -80,25 +80,25 @@ def test_the_gguf_file_carries_the_same_weights(g, tmp_path):
     greedy tokens, teacher-forced; cosine above 0.9999 at every position): the weights, their names and the hyperparameters
     were carried over. The same file with two layers' weights swapped falls far below."""
     require_modules("llama_cpp", "gguf")
-    model = g["make_model"](g["TINY"])
-    prompt = g["make_prompts"](model.config.vocab_size, 1, 16)
+    model = g.make_model(g.TINY)
+    prompt = g.make_prompts(model.config.vocab_size, 1, 16)
     with torch.inference_mode():
         ids = model.generate(prompt, max_new_tokens=16, min_new_tokens=16, do_sample=False)
-    engine, generate = g["llama_cpp"](model, "F16")
-    out = generate(prompt, 16, g["TokenClock"]())  # free-running: a near tie may part the two later
+    engine, generate = g.llama_cpp(model, "F16")
+    out = generate(prompt, 16, g.TokenClock())  # free-running: a near tie may part the two later
     assert out.shape == ids.shape and torch.equal(out[:, :20], ids[:, :20]), (out, ids)
-    agree, dlogit, cosine = g["parity"](model, engine, ids, 16)
+    agree, dlogit, cosine = g.parity(model, engine, ids, 16)
     assert agree >= 0.9 and cosine > 0.9999, (agree, dlogit, cosine)
-    swapped = g["make_model"](g["TINY"])
+    swapped = g.make_model(g.TINY)
     with torch.no_grad():
         first, second = swapped.model.layers[0], swapped.model.layers[1]
         for a, b in zip(first.parameters(), second.parameters()):
             kept = a.clone()
             a.copy_(b)
             b.copy_(kept)
-    g["write_gguf"](swapped, tmp_path / "swapped.gguf")
-    broken = g["LlamaCpp"](tmp_path / "swapped.gguf", model.config)
-    agree, dlogit, cosine = g["parity"](model, broken, ids, 16)
+    g.write_gguf(swapped, tmp_path / "swapped.gguf")
+    broken = g.LlamaCpp(tmp_path / "swapped.gguf", model.config)
+    agree, dlogit, cosine = g.parity(model, broken, ids, 16)
     assert cosine < 0.9 and agree < 0.8, (agree, dlogit, cosine)
 
 
@@ -106,7 +106,7 @@ def test_the_weights_are_on_a_grid_both_4_bit_formats_store(g):
     """on_int4_grid's docstring: integers times one scale; each group of 128 spans -8 ... 7 or
     -7 ... 8 (15 steps: torchao's int4) and each block of 32 reaches the 8 (Q4_0's scale); no
     common direction (the mean level is near 0)."""
-    weight = g["on_int4_grid"]((64, 512), 0.05)
+    weight = g.on_int4_grid((64, 512), 0.05)
     levels = weight / (weight.abs().max() / 8)
     assert torch.equal(levels, levels.round())
     groups, blocks = levels.view(64, 4, 128), levels.view(64, 16, 32)
@@ -119,8 +119,8 @@ def test_random_weights_do_not_collapse_and_the_default_range_does(g):
     """The model docstring's claim, on Qwen2.5-0.5B's shape: at initializer_range 0.05 greedy
     decoding gives varied tokens that depend on the prompt; at the config's 0.02 it repeats a few."""
     def runs(initializer_range: float) -> list[list[int]]:
-        model = g["make_model"](g["QWEN2_5_0_5B"], initializer_range)
-        prompts = g["make_prompts"](model.config.vocab_size, 2, 32)
+        model = g.make_model(g.QWEN2_5_0_5B, initializer_range)
+        prompts = g.make_prompts(model.config.vocab_size, 2, 32)
         with torch.inference_mode():
             out = model.generate(prompts, max_new_tokens=24, min_new_tokens=24, do_sample=False)
         return out[:, 32:].tolist()
@@ -134,53 +134,53 @@ def test_random_weights_do_not_collapse_and_the_default_range_does(g):
 
 def test_parity_fails_on_a_broken_step(g):
     """A model whose layers are shuffled computes something else: agreement and cosine drop."""
-    model = g["make_model"](g["TINY"])
-    prompt = g["make_prompts"](model.config.vocab_size, 1, 16)
+    model = g.make_model(g.TINY)
+    prompt = g.make_prompts(model.config.vocab_size, 1, 16)
     with torch.inference_mode():
         ids = model.generate(prompt, max_new_tokens=16, min_new_tokens=16, do_sample=False)
-    assert g["parity"](model, model, ids, 16)[0] == 1.0
-    broken = g["make_model"](g["TINY"])
+    assert g.parity(model, model, ids, 16)[0] == 1.0
+    broken = g.make_model(g.TINY)
     with torch.no_grad():
         for p in broken.model.layers.parameters():
             p.copy_(p.flatten()[torch.randperm(p.numel())].view_as(p))
-    agree, dlogit, cosine = g["parity"](model, broken, ids, 16)
+    agree, dlogit, cosine = g.parity(model, broken, ids, 16)
     assert agree < 0.5 and cosine < 0.9 and dlogit > 1, (agree, dlogit, cosine)
 
 
 def test_bytes_per_token_count_a_tied_embedding_once(g):
-    model = g["make_model"](g["TINY"])
+    model = g.make_model(g.TINY)
     weights = sum(p.numel() for p in model.parameters()) * 4  # parameters() lists a tied weight once
     assert model.get_output_embeddings().weight is model.get_input_embeddings().weight
-    assert g["bytes_per_token"](model, 0) == weights
-    assert g["bytes_per_token"](model.to(torch.bfloat16), 0) == weights // 2
-    assert g["kv_cache_bytes"](model, 10) == 2 * 2 * 2 * 64 * 10 * 2  # K and V, 2 layers, 2 heads of 64, bf16
+    assert g.bytes_per_token(model, 0) == weights
+    assert g.bytes_per_token(model.to(torch.bfloat16), 0) == weights // 2
+    assert g.kv_cache_bytes(model, 10) == 2 * 2 * 2 * 64 * 10 * 2  # K and V, 2 layers, 2 heads of 64, bf16
 
 
 def test_a_quantized_output_layer_reads_one_embedding_row(g):
     pytest.importorskip("torchao")
     from torchao.quantization import Int8WeightOnlyConfig, quantize_
 
-    model = g["make_model"](g["TINY"]).to(torch.bfloat16)
+    model = g.make_model(g.TINY).to(torch.bfloat16)
     quantize_(model, Int8WeightOnlyConfig(set_inductor_config=False))
     embedding = model.get_input_embeddings().weight
     assert model.get_output_embeddings().weight is not embedding  # quantize_ unties it
-    full = g["unique_bytes"](list(model.parameters()))
-    assert g["bytes_per_token"](model, 0) == full - embedding.nbytes + embedding[0].nbytes
+    full = g.unique_bytes(list(model.parameters()))
+    assert g.bytes_per_token(model, 0) == full - embedding.nbytes + embedding[0].nbytes
 
 
 def test_the_decode_profile_splits_each_token_into_its_parts(g):
     """profile_decode: one sample per decode step (the first new token is the prefill's); the
     parts add up to the token; the matrix products of an fp32 eager model are in aten::mm/addmm
     and take time. The parts are measured from the same profiled run, so they add up exactly."""
-    model = g["make_model"](g["TINY"])
-    generate = g["kv_cache"](model)[1]
-    prompt = g["make_prompts"](model.config.vocab_size, 1, 16)
-    found = g["profile_decode"](model, generate, prompt, 6)
-    assert set(found) == {*g["PARTS"], "other", "generate() between forwards", "token"}
+    model = g.make_model(g.TINY)
+    generate = g.kv_cache(model)[1]
+    prompt = g.make_prompts(model.config.vocab_size, 1, 16)
+    found = g.profile_decode(model, generate, prompt, 6)
+    assert set(found) == {*g.PARTS, "other", "generate() between forwards", "token"}
     assert all(len(samples) == 5 for samples in found.values()), found
     for i, token in enumerate(found["token"]):
         parts = sum(found[p][i] for p in found if p != "token")
-        assert abs(parts - token) < 1e-9 and all(found[p][i] >= 0 for p in g["PARTS"]), (i, found)
+        assert abs(parts - token) < 1e-9 and all(found[p][i] >= 0 for p in g.PARTS), (i, found)
     assert all(t > 0 for t in found["matrix products"]) and all(t > 0 for t in found["attention"])
     assert model.forward.__func__ is type(model).forward  # the profiler's wrapper is gone
 
@@ -214,11 +214,11 @@ def test_a_static_cache_compiles_again_for_another_length(g):
     from torch._dynamo.utils import counters
 
     torch._dynamo.reset()
-    model, generate = g["static_cache_compiled"](g["make_model"](g["TINY"]))
-    prompt = g["make_prompts"](model.config.vocab_size, 1, 8)
+    model, generate = g.static_cache_compiled(g.make_model(g.TINY))
+    prompt = g.make_prompts(model.config.vocab_size, 1, 8)
 
     def graphs_after(new_tokens: int) -> int:
-        generate(prompt, new_tokens, g["TokenClock"]())
+        generate(prompt, new_tokens, g.TokenClock())
         return counters["stats"]["unique_graphs"]
 
     try:

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from tests.isolation import run_isolated
-from tests.snippets import OUTPUTS, clean_env, run_here, run_shared
+from tests.snippets import OUTPUTS, clean_env, keep, run_here, run_shared
 
 # The table the page shows: from `python snippets/profiling_find_bottleneck.py --table`.
 RECORDED_TABLE = OUTPUTS / "profiling" / "key_averages_table.txt"
@@ -70,27 +70,37 @@ def table_layout(table: str) -> tuple[list[str], list[tuple[str, int]]]:
     return columns, [(row[0], int(row[-1])) for row in rows]
 
 
+@pytest.mark.recorded
 def test_the_recorded_table_is_one_a_run_prints(kept_traces, request):
     """The page's table (times and the order of close rows vary between runs) has the columns,
     the number of rows and the call counts of a fresh run's, with the per-sample ops in both."""
     fresh = key_averages_table(kept_traces[3].stdout)
     assert kept_traces[3].stdout.count("Self CPU time total") == 1, "--table prints one table"
-    if request.config.getoption("--update-outputs"):
-        RECORDED_TABLE.parent.mkdir(exist_ok=True)
-        RECORDED_TABLE.write_text(fresh)
-    recorded = RECORDED_TABLE.read_text()
+    recorded = keep(RECORDED_TABLE, fresh, request, lambda stored, new: not table_differences(stored, new))
     assert key_averages_table(recorded) == recorded, f"{RECORDED_TABLE} holds more than the table"
-    columns, rows = table_layout(recorded)
-    fresh_columns, fresh_rows = table_layout(fresh)
-    hint = "; if the change is intended, run pytest --update-outputs -k recorded_table"
-    assert columns == fresh_columns == ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total",
-                                        "CPU time avg", "# of Calls"], f"columns changed{hint}"
-    assert len(rows) == len(fresh_rows) == 10, f"row_limit=10 is not what the page shows{hint}"
+    differences = table_differences(recorded, fresh)
+    assert not differences, f"{differences}; if the change is intended, run pytest --update-outputs -k recorded_table"
+
+
+def table_differences(recorded: str, fresh: str) -> list[str]:
+    """What a fresh table does not share with the recorded one (its times and the order of
+    close rows may differ)."""
+    (columns, rows), (fresh_columns, fresh_rows) = table_layout(recorded), table_layout(fresh)
     calls, fresh_calls = dict(rows), dict(fresh_rows)
-    assert PER_SAMPLE_OPS <= set(calls) & set(fresh_calls), f"{rows} / {fresh_rows}"
     common = set(calls) & set(fresh_calls)
-    assert len(common) >= 7, f"the tables share only {sorted(common)}{hint}"
-    assert {n: calls[n] for n in common} == {n: fresh_calls[n] for n in common}, f"call counts differ{hint}"
+    found = []
+    if not columns == fresh_columns == ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total",
+                                        "CPU time avg", "# of Calls"]:
+        found.append("columns changed")
+    if not len(rows) == len(fresh_rows) == 10:
+        found.append("row_limit=10 is not what the page shows")
+    if not PER_SAMPLE_OPS <= common:
+        found.append(f"the per-sample ops are not in both: {rows} / {fresh_rows}")
+    if len(common) < 7:
+        found.append(f"the tables share only {sorted(common)}")
+    if {n: calls[n] for n in common} != {n: fresh_calls[n] for n in common}:
+        found.append("call counts differ")
+    return found
 
 
 def test_bad_thread_count_is_rejected():

@@ -8,6 +8,7 @@ import warnings
 import pytest
 import torch
 
+from bench.core import load_snippet
 from tests.isolation import run_isolated
 from tests.snippets import clean_env, run, run_here, run_shared
 
@@ -64,17 +65,14 @@ def test_quantize_changes_global_inductor_settings_unless_told_not_to():
     """The page's warning: quantize_ with a default config changes torch._inductor.config for the
     whole process; the snippet's set_inductor_config=False leaves it alone."""
     pytest.importorskip("torchao")
-    import runpy
 
     import torch._inductor.config as inductor
     from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_
 
-    from tests.snippets import snippet_path
-
     before = {key: getattr(inductor, key) for key in SET_BY_TORCHAO}
     assert not any(before.values()), before  # torch's defaults, so a change shows
     try:
-        runpy.run_path(str(snippet_path(NAME)))["quantize_int8_dynamic"](torch.nn.Sequential(torch.nn.Linear(8, 8)))
+        load_snippet(NAME).quantize_int8_dynamic(torch.nn.Sequential(torch.nn.Linear(8, 8)))
         assert {key: getattr(inductor, key) for key in SET_BY_TORCHAO} == before
         quantize_(torch.nn.Sequential(torch.nn.Linear(8, 8)), Int8DynamicActivationInt8WeightConfig())
         assert all(getattr(inductor, key) for key in SET_BY_TORCHAO)

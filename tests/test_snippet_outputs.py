@@ -11,7 +11,7 @@ import re
 import pytest
 
 from tests.isolation import EMULATED_AVX2, emulation_gap, run_isolated
-from tests.snippets import MACHINE, MACHINE_DEPENDENT, OUTPUTS, all_snippets, mask, run_shared
+from tests.snippets import MACHINE, MACHINE_DEPENDENT, OUTPUTS, all_snippets, keep, mask, run_shared
 
 
 def compare(name: str, stdout: str, env: dict[str, str], request) -> None:
@@ -26,14 +26,13 @@ def compare(name: str, stdout: str, env: dict[str, str], request) -> None:
 
 
 @pytest.mark.release
+@pytest.mark.recorded
 @pytest.mark.parametrize("name", all_snippets())
 def test_page_output_is_a_real_run(name, request):
     """On this machine, as it is (run the suite under `taskset -c 0` or with EMULATED_AVX2's
     variables set to try another; the snippets inherit them)."""
     result = run_shared(name)
-    if request.config.getoption("--update-outputs"):
-        (OUTPUTS / f"{name}.txt").write_text(result.stdout)
-        return
+    keep(OUTPUTS / f"{name}.txt", result.stdout, request, lambda stored, fresh: mask(stored, name) == mask(fresh, name))
     compare(name, result.stdout, dict(os.environ), request)
 
 

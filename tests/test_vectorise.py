@@ -1,12 +1,12 @@
 """The vectorise page: loops and vectorised ops give the same answer; torch.mm is measured against a peak."""
 import os
 import re
-import runpy
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from bench.core import load_snippet
 from tests.isolation import run_isolated
 from tests.snippets import OUTPUTS, clean_env, mask, run, run_here, run_shared, snippet_path, unknown_model_args
 
@@ -55,8 +55,8 @@ FLAGS = set(next((line.partition(":")[2].split() for line in Path("/proc/cpuinfo
 PEAK = re.compile(r"peak for those threads: ([\d.]+) GFLOP/s; torch.mm reaches ([\d.]+) of it")
 
 
-def peak_snippet() -> dict:
-    return runpy.run_path(str(snippet_path("vectorise_matmul_gflops")))
+def peak_snippet():
+    return load_snippet("vectorise_matmul_gflops")
 
 
 def check_peak_output(out: str, basis: str) -> None:
@@ -92,7 +92,7 @@ def test_unknown_cpu_model_prints_what_the_page_shows():
 @pytest.mark.parametrize("probe_share, units", [(0.7, 1), (1.0, 1), (1.1, 2), (1.8, 2)])
 def test_fma_units_are_the_fewest_that_explain_the_probe(probe_share, units):
     """One thread at probe_share x one 512-bit unit's peak: one unit can do at most 1.0x."""
-    infer = peak_snippet()["inferred_fp32_flops_per_cycle"]
+    infer = peak_snippet().inferred_fp32_flops_per_cycle
     one_unit = 3000 / 1000 * 32
     assert infer({"fma", "avx2", "avx512f"}, probe_share * one_unit, 3000) == 32 * units
     assert infer({"fma", "avx2"}, 0.5 * one_unit / 2, 3000) == 16  # AVX2: 8 lanes a unit
@@ -106,7 +106,7 @@ def test_fma_units_are_the_fewest_that_explain_the_probe(probe_share, units):
 ])
 def test_peak_per_precision_follows_the_instructions(flags, expected):
     fp32 = 64 if "avx512f" in flags else 32
-    assert peak_snippet()["ops_per_cycle"](fp32, flags) == expected
+    assert peak_snippet().ops_per_cycle(fp32, flags) == expected
 
 
 @pytest.mark.skipif(not HAS_CPUINFO, reason="the peak comes from /proc/cpuinfo")

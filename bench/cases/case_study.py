@@ -135,9 +135,11 @@ def profile(profiles: dict, row: dict, predict, image) -> None:
 
 def record_profiles(session, profiles: dict, quick_reason: str | None) -> None:
     """One group per profiled row: its parts in seconds per call, each with its share of the whole
-    call (ratio, higher_is_better: part ÷ call, not a speed-up). A row that did not run is skipped."""
-    parts = load_snippet("case_study_resnet50_runtimes").PARTS
+    call (ratio, higher_is_better: part ÷ call, not a speed-up); PyTorch's also the part of its
+    convolutions inside oneDNN's kernels. A row that did not run is skipped."""
+    runtimes = load_snippet("case_study_resnet50_runtimes")
     for step, name in PROFILED.items():
+        parts = (*runtimes.PARTS, runtimes.KERNELS) if step == "int8" else runtimes.PARTS  # oneDNN's log: PyTorch
         group = PROFILE.format(name)
         if step not in profiles:
             reason = quick_reason or ("not run: a runtime is not installed" if step in PEERS else "not run")

@@ -7,7 +7,7 @@ import time
 import torch
 import torch._inductor.config
 
-from bench.core import in_new_process, num_threads
+from bench.core import in_new_process, load_snippet, num_threads
 
 TITLE = "torch.compile"
 ORDER = 80
@@ -16,18 +16,7 @@ WHEN = 'Models called many times whose small ops can fuse; not for one big matmu
 RECOMMENDED = {"inference": ["torch_compile/steady-state-mlp-*/torch-compile-inductor"]}
 
 
-class MLP(torch.nn.Module):
-    """The page's model: Linear, hand-written tanh GELU, Linear."""
-
-    def __init__(self, dim: int = 256, hidden: int = 1024):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(dim, hidden)
-        self.fc2 = torch.nn.Linear(hidden, dim)
-
-    def forward(self, x):
-        h = self.fc1(x)
-        h = 0.5 * h * (1.0 + torch.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
-        return self.fc2(h)
+MLP = load_snippet("compile_speedup_small_mlp").MLP  # the page's model: Linear, hand-written tanh GELU, Linear
 
 
 def first_call(fn, x) -> float:

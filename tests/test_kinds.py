@@ -1,0 +1,63 @@
+"""A CPU kind no reference has yet: everything that shows the references still works with it.
+bench.machine.KINDS is the one list of the kinds measured so far; a reader's machine of another
+kind, or a fifth reference, must not need an edit elsewhere to render."""
+import copy
+import re
+
+import pytest
+
+from bench import render
+from bench.compare import WIDTH, column_head, side_by_side
+from bench.figures import render as render_page
+from bench.machine import KINDS, kind, kind_colors, kind_title
+from bench.references import load_all
+from tests.snippets import DOCS
+
+
+@pytest.fixture(scope="module")
+def five():
+    """The references, and a copy of the first as if measured on an Arm server (no AVX2)."""
+    references = load_all()
+    fifth = copy.deepcopy(references[0])
+    fifth["machine"].update(vendor="", cpu_model="Neoverse-V2", arch="aarch64",
+                            isa=dict.fromkeys(fifth["machine"]["isa"], False))
+    assert kind(fifth["machine"]) not in KINDS
+    return [*references, fifth]
+
+
+def test_every_reference_is_a_listed_kind():
+    assert [kind(r["machine"]) for r in load_all()] == [k for k in KINDS if k in {kind(r["machine"]) for r in load_all()}]
+
+
+def test_a_new_kind_gets_a_colour_of_its_own():
+    for theme in render.THEMES:
+        colors = kind_colors([*KINDS, "arm-baseline", "x86_64-baseline"], theme)
+        assert len(set(colors)) == len(colors), colors
+
+
+def test_a_fifth_kind_renders_every_table_and_plot(five, tmp_path):
+    """Every technique's table has the fifth kind's column, in both languages, beside its plots."""
+    written = render.render(five, tmp_path)
+    title = kind_title(five[-1]["machine"])
+    assert written and all(p.stat().st_size for p in written)
+    techniques = {row["technique"] for row in five[-1]["results"]}
+    for folder in (tmp_path, tmp_path / "zh"):
+        for technique in techniques:
+            assert title in (folder / f"{technique}.md").read_text(), (folder, technique)
+            assert all((folder / f"{technique}-{theme}.svg").is_file() for theme in render.THEMES)
+        assert title in (folder / "machine.md").read_text()
+
+
+def test_a_fifth_kind_fits_the_side_by_side_view(five):
+    for mine in (None, five[-1]):
+        text = side_by_side(mine, five)
+        wide = [line for line in text.splitlines() if len(line) > WIDTH]
+        assert not wide, wide[:3]
+        assert all(re.search(column_head(kind(r["machine"])), text) for r in five)
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md")))
+def test_every_page_renders_with_a_fifth_kind(five, page):
+    """The pages' figures (tables across kinds, conclusions per kind) take the fifth kind in."""
+    lang = "zh" if page.endswith(".zh.md") else "en"
+    assert render_page((DOCS / page).read_text(), lang, five)
