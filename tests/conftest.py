@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests import releases
-from tests.snippets import ROOT, RUN_CACHE_ENV, as_dict, as_result, clean_env, shared
+from tests.paths import ROOT
+from tests.running import PAGE_ARGS, RUN_CACHE_ENV, as_dict, as_result, clean_env, shared
 
 # The origin article's examples, kept verbatim: test_corrections.py runs them in subprocesses;
 # importing them (pytest-markdown-docs reads every module's docstrings) would run them here.
@@ -23,6 +24,14 @@ def pytest_configure(config):
     compiled once (snippets take TORCHINDUCTOR_CACHE_DIR from the environment when it is set)."""
     if config.getoption("--release-outcomes") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(ReleaseOutcomes(config.getoption("--release-outcomes")))
+    if not hasattr(config, "workerinput"):
+        # Two workers on two cores, each running programs with one OpenMP thread per core: GNU
+        # OpenMP's threads spin at each barrier while the other worker's hold the cores, which
+        # made a case study's quick run 2.5x slower than alone (64 s for two side by side, 52 s
+        # one after the other; 35 s with this). The guide's own advice for a busy machine
+        # (docs/threads.md): sleep instead. Tests compare runs side by side, never with a clock;
+        # set the variable yourself to override it.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     if not hasattr(config, "workerinput") and RUN_CACHE_ENV not in os.environ:
         folder = tempfile.mkdtemp(prefix="snippet-runs-")
         os.environ[RUN_CACHE_ENV] = folder
@@ -48,10 +57,30 @@ def pytest_collection_modifyitems(config, items):
         other_start = any(value in ("spawn", "forkserver") for value in params.values())
         if isolated or other_start or item.name.startswith("test_isolation_is_what_it_claims"):
             item.add_marker(pytest.mark.matrix)
+        if long_program(item, params):
+            item.add_marker(pytest.mark.slow)
     path = config.getoption("--release-fingerprints")
     if path:
         Path(path).write_text(json.dumps({item.nodeid: releases.fingerprint(item) for item in items
                                           if item.get_closest_marker("release")}))
+
+
+def long_program(item, params: dict) -> bool:
+    """Left out by `make test-fast` (marked slow): a test that needs a program running for half a
+    minute or more on two cores, which are the quick benchmark (the quick_run fixture) and the
+    snippets whose page shows a --quick run (PAGE_ARGS: the case studies, text generation): every
+    test in their own module, and a test that runs one given as a parameter. `make test` runs
+    them all."""
+    words = set(Path(str(item.fspath)).stem.removeprefix("test_").split("_"))  # case_study_runtimes
+    return ("quick_run" in getattr(item, "fixturenames", ())
+            or any(words <= set(name.split("_")) for name in PAGE_ARGS)
+            or any(value in PAGE_ARGS for value in params.values() if isinstance(value, str))
+            and any(f"{runner}(" in source(item) for runner in ("run_shared", "run_isolated")))
+
+
+def source(item) -> str:
+    function = getattr(item, "function", None)
+    return inspect.getsource(function) if function is not None else ""
 
 
 class ReleaseOutcomes:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.snippets import PAGE_ARGS, ROOT, SNIPPETS, RUN_CACHE_ENV, as_dict, as_result, clean_env, run, shared
+from tests.paths import ROOT, SNIPPETS
+from tests.running import PAGE_ARGS, RUN_CACHE_ENV, as_dict, as_result, clean_env, run, shared
 
 # $1 read-only folder (the snippets copy), $2 repo, $3/$4 overlay upper/work dirs, $5 the CPU,
 # then the command.

@@ -18,7 +18,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from bench.figures import render
 from tests.site_tools import expand_includes, mkdocs_config
-from tests.snippets import DOCS, ROOT
+from tests.paths import DOCS, ROOT
 
 INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+"([^"]+)"[ \t]*$')
 WHOLE_PROGRAM = re.compile(r"snippets/\w+\.py")

@@ -31,7 +31,7 @@ from bench import references
 from bench.machine import this_kind
 # the venv is built as make bench-torch builds it (tests monkeypatch build and runs_torch here)
 from bench.releases import VENVS, VERSION, build, last_error, runs_torch, shown
-from tests.snippets import mask
+from tests.recorded import mask
 
 ROOT = Path(__file__).resolve().parents[1]
 # The oldest torch the site supports: torchao 0.18 (pinned; the quantisation steps use it) loads

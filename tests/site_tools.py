@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from tests.snippets import DOCS, ROOT
+from tests.paths import DOCS, ROOT
 
 
 def artifacts_dir() -> Path:

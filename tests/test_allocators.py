@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.snippets import run_here, run_shared
+from tests.running import run_here, run_shared
 
 NAME = "allocators_ld_preload"
 DEBIAN = {"jemalloc": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",

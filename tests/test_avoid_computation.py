@@ -4,7 +4,7 @@ import re
 import pytest
 
 from bench.core import load_snippet
-from tests.snippets import run_here, run_shared
+from tests.running import run_here, run_shared
 
 
 def test_training_loop_reduces_validation_loss_and_zero_grad_sets_none():

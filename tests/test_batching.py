@@ -6,7 +6,7 @@ import torch
 
 from bench.core import load_snippet
 from tests.isolation import run_isolated
-from tests.snippets import run_here, run_shared
+from tests.running import run_here, run_shared
 
 THROUGHPUT = "batching_throughput_latency"
 SERVING = "batching_serving_latency"

@@ -14,7 +14,9 @@ from bench.compare import column_head
 from bench.machine import kind
 from bench.references import FOLDER as REFERENCES, lacks, load_all, unmeasured
 from bench.render import RESULTS_DIR, render
-from tests.snippets import DOCS, ROOT, clean_env, keep, unknown_model_args
+from tests.paths import DOCS, ROOT
+from tests.recorded import keep
+from tests.running import clean_env, unknown_model_args
 
 
 def bench(*args):

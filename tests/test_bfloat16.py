@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from bench.core import load_snippet
-from tests.snippets import run_here, run_shared
+from tests.running import run_here, run_shared
 
 NAME = "bfloat16_autocast_cpu"
 

@@ -19,7 +19,7 @@ import pytest
 
 from tests.site_tools import (announce, artifacts_dir, expected_code_blocks, mkdocs_config,
                               page_source, published_url, serve, site_pages, strip_annotations)
-from tests.snippets import DOCS, ROOT
+from tests.paths import DOCS, ROOT
 
 try:
     from playwright.sync_api import Error as PlaywrightError

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from bench.core import load_snippet
-from tests.snippets import run_here, run_shared
+from tests.running import run_here, run_shared
 
 NAME = "case_study_inference"
 STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16", "int8")

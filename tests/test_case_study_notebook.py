@@ -10,7 +10,8 @@ import pytest
 from nbclient import NotebookClient
 
 from tests.page_notebook import WORDS, build
-from tests.snippets import DOCS, OUTPUTS, keep, mask
+from tests.paths import DOCS, OUTPUTS
+from tests.recorded import keep, mask
 
 PAGE = DOCS / "naive-to-fast.md"
 NOTEBOOK = DOCS / "downloads" / "naive-to-fast.ipynb"

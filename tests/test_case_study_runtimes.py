@@ -10,7 +10,7 @@ import pytest
 
 from bench.cases import case_study
 from bench.core import load_snippet
-from tests.snippets import require_modules, run_here, run_shared
+from tests.running import require_modules, run_here, run_shared
 
 NAME = "case_study_resnet50_runtimes"
 MODULES = {runtime: modules for runtime, (modules, _) in load_snippet(NAME).RUNTIMES.items()}

@@ -13,7 +13,7 @@ from sklearn.datasets import load_digits
 from torchvision import datasets, transforms
 
 from bench.core import load_snippet
-from tests.snippets import clean_env, run, run_here, run_shared
+from tests.running import clean_env, run, run_here, run_shared
 
 NAME = "case_study_training"
 training = load_snippet(NAME)

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.snippets import run_here, run_shared
+from tests.running import run_here, run_shared
 
 NAME = "channels_last_conv_inference"
 

@@ -10,7 +10,7 @@ import pytest
 
 from bench.references import load_all
 from tests.claims import CLAIMS, Claim, Measured, page_text
-from tests.snippets import DOCS
+from tests.paths import DOCS
 
 for _module in pkgutil.iter_modules([str(DOCS.parent / "tests" / "claims")]):
     importlib.import_module(f"tests.claims.{_module.name}")

@@ -11,7 +11,9 @@ import tempfile
 
 import pytest
 
-from tests.snippets import OUTPUTS, ROOT, clean_env, fresh_default_threads, keep, mask
+from tests.paths import OUTPUTS, ROOT
+from tests.recorded import keep, mask
+from tests.running import clean_env, fresh_default_threads
 
 # Every erratum is re-run on other torch releases too (tests/releases.py)
 pytestmark = [pytest.mark.release, pytest.mark.recorded]

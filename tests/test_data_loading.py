@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from tests.isolation import run_isolated
-from tests.snippets import clean_env, run, run_here, run_shared
+from tests.running import clean_env, run, run_here, run_shared
 
 NAME = "data_loading_mnist_workers"
 FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")

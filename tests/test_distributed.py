@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from tests.snippets import run, run_here, run_shared
+from tests.running import run, run_here, run_shared
 
 NAME = "ddp_train_two_processes_gloo"
 

@@ -11,7 +11,7 @@ import pytest
 from bench.figures import Figures, environment, render, typed_figures
 from bench.references import load_all, load_releases, load_upgrades, pins
 from tests.releases import OLDEST
-from tests.snippets import DOCS
+from tests.paths import DOCS
 
 PAGES = sorted(p.name for p in DOCS.glob("*.md"))
 TEMPLATE = re.compile(r"\{\{.*?\}\}", re.S)

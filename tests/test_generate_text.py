@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from bench.core import load_snippet
-from tests.snippets import ROOT, require_modules, run_here, run_shared
+from tests.paths import ROOT
+from tests.running import require_modules, run_here, run_shared
 
 NAME = "generate_text"
 STEPS = ("naive", "kv_cache", "bf16", "compile", "int8", "int4", "da8w4")

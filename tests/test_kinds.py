@@ -11,7 +11,7 @@ from bench.compare import WIDTH, column_head, side_by_side
 from bench.figures import render as render_page
 from bench.machine import KINDS, kind, kind_colors, kind_title
 from bench.references import load_all
-from tests.snippets import DOCS
+from tests.paths import DOCS
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +35,7 @@ def test_a_new_kind_gets_a_colour_of_its_own():
         assert len(set(colors)) == len(colors), colors
 
 
+@pytest.mark.slow  # every results page and plot rendered again, as test_bench's staleness test renders them
 def test_a_fifth_kind_renders_every_table_and_plot(five, tmp_path):
     """Every technique's table has the fifth kind's column, in both languages, beside its plots."""
     written = render.render(five, tmp_path)

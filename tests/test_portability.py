@@ -16,7 +16,8 @@ from textwrap import dedent
 import pytest
 
 from tests.isolation import EMULATED_AVX2, Isolated, listing, one_cpu, require_isolation, run_isolated
-from tests.snippets import ROOT, all_snippets, run_here, run_shared, snippet_path
+from tests.paths import ROOT, all_snippets, snippet_path
+from tests.running import run_here, run_shared
 
 
 def _source(name: str) -> str:

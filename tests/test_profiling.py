@@ -5,7 +5,9 @@ import re
 import pytest
 
 from tests.isolation import run_isolated
-from tests.snippets import OUTPUTS, clean_env, keep, run_here, run_shared
+from tests.paths import OUTPUTS
+from tests.recorded import keep
+from tests.running import clean_env, run_here, run_shared
 
 # The table the page shows: from `python snippets/profiling_find_bottleneck.py --table`.
 RECORDED_TABLE = OUTPUTS / "profiling" / "key_averages_table.txt"

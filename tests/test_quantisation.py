@@ -10,7 +10,7 @@ import torch
 
 from bench.core import load_snippet
 from tests.isolation import run_isolated
-from tests.snippets import clean_env, run, run_here, run_shared
+from tests.running import clean_env, run, run_here, run_shared
 
 NAME = "quantisation_int8_dynamic_torchao"
 

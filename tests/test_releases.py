@@ -9,7 +9,7 @@ import pytest
 
 from bench.references import RELEASES, load_releases, pins, release_key
 from tests import releases
-from tests.snippets import ROOT
+from tests.paths import ROOT
 
 # Besides the pin: the oldest release the site supports, and the newest on PyPI when checked
 CHECKED = (releases.OLDEST, "2.15.0")

@@ -8,7 +8,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 from tests.site_tools import page_source, published_url, site_pages
-from tests.snippets import DOCS, OUTPUTS, ROOT, all_snippets, snippet_path
+from tests.paths import DOCS, OUTPUTS, ROOT, all_snippets, snippet_path
 
 INCLUDE = re.compile(r'--8<--\s+"([^"]+?)(?::[\w-]+)?"')
 

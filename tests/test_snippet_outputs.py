@@ -1,6 +1,6 @@
 """Every snippet runs on its own, and the output its page shows is what a real run prints, on any
 CPU and core count: the recorded outputs come from the reference machine (docs/outputs), and what
-depends on the machine is masked with a stated reason (MACHINE_DEPENDENT in tests/snippets.py);
+depends on the machine is masked with a stated reason (MACHINE_DEPENDENT in tests/recorded.py);
 everything else is compared exactly.
 
 Two runs prove it: the plain run on the machine the tests run on, and the isolated run
@@ -11,7 +11,9 @@ import re
 import pytest
 
 from tests.isolation import EMULATED_AVX2, emulation_gap, run_isolated
-from tests.snippets import MACHINE, MACHINE_DEPENDENT, OUTPUTS, all_snippets, keep, mask, run_shared
+from tests.paths import OUTPUTS, all_snippets
+from tests.recorded import MACHINE, MACHINE_DEPENDENT, keep, mask
+from tests.running import run_shared
 
 
 def compare(name: str, stdout: str, env: dict[str, str], request) -> None:

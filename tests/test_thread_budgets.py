@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from bench.core import load_snippet
-from tests.snippets import fresh_default_threads, run, run_here, run_shared, snippet_path
+from tests.paths import snippet_path
+from tests.running import fresh_default_threads, run, run_here, run_shared
 
 START_METHODS = ["fork", "spawn", "forkserver"]
 

@@ -6,7 +6,7 @@ import psutil
 import pytest
 
 from tests.isolation import run_isolated
-from tests.snippets import clean_env, fresh_default_threads, run, run_here, run_shared
+from tests.running import clean_env, fresh_default_threads, run, run_here, run_shared
 
 
 def got(stdout: str) -> int:

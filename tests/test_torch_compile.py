@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.snippets import clean_env, run, run_here, run_shared
+from tests.running import clean_env, run, run_here, run_shared
 
 # Is a compiled model frozen? Freezing folds the weights into the compiled code as constants, so a
 # weight changed after the first call no longer changes the output.

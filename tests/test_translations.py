@@ -11,7 +11,7 @@ import pytest
 from markdown.extensions.toc import slugify
 
 from tests.site_tools import mkdocs_config, published_url
-from tests.snippets import DOCS
+from tests.paths import DOCS
 
 TRANSLATIONS = sorted(DOCS.glob("*.zh.md"))
 INCLUDE = re.compile(r"^[ \t]*--8<--[ \t]+\"[^\"]+\"[ \t]*$", re.M)

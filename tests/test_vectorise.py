@@ -8,7 +8,9 @@ import pytest
 
 from bench.core import load_snippet
 from tests.isolation import run_isolated
-from tests.snippets import OUTPUTS, clean_env, mask, run, run_here, run_shared, snippet_path, unknown_model_args
+from tests.paths import OUTPUTS, snippet_path
+from tests.recorded import mask
+from tests.running import clean_env, run, run_here, run_shared, unknown_model_args
 
 
 def test_loop_row_loop_and_mm_agree_and_article_sizes_are_computed():

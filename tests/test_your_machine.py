@@ -10,7 +10,8 @@ from bench.cases import techniques
 from bench.compare import column_head
 from bench.machine import kind
 from bench.references import load_all
-from tests.snippets import DOCS, keep, mask
+from tests.paths import DOCS
+from tests.recorded import keep, mask
 
 
 NOTEBOOK = DOCS / "your-machine.ipynb"

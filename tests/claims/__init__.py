@@ -30,7 +30,7 @@ from typing import Callable
 from bench.compare import by_id
 from bench.figures import combined, outcome
 from bench.machine import kind
-from tests.snippets import DOCS
+from tests.paths import DOCS
 
 
 class Measured:

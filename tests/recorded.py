@@ -1,0 +1,143 @@
+"""Recorded outputs: what of a snippet's printed output must match a fresh run (mask, with each
+snippet's machine-dependent parts and why), and the one place that rewrites a committed generated
+file from a fresh copy (keep, under --update-outputs: make regen)."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+_FLOAT = re.compile(r"[-+]?\d+\.\d+(?:e[-+]?\d+)?")
+_TMP = re.compile(r"(?:/tmp|/var/folders)/\S+")
+
+# What a snippet prints differently on another CPU or core count, by snippet: (a multi-line regex,
+# why it varies). mask() replaces the regex's groups with MACHINE in the recorded output and in a
+# new run alike, so the rest of each line is still compared; the page tests check these values
+# against the machine they run on.
+MACHINE = "<machine>"
+_TIMED_THREADS = (r"\((\d+ threads?)\)$", "timed on torch's default threads: one per usable core")
+MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
+    "generate_text": (
+        (r"; (\d+) thread\(s\)$", "torch's default threads: the usable cores"),
+        (r" (\d+)% ", "the share of the bandwidth bound (timed) and the agreement with fp32 (this CPU's bf16 "
+                       "arithmetic)"),
+    ),
+    "bfloat16_autocast_cpu": (
+        (r"^torch CPU capability: (\w+);", "the instruction set torch dispatches to on this CPU"),
+        (r"AVX512_BF16: (yes|no); AMX_BF16: (yes|no)$", "the CPU's bf16 instructions (/proc/cpuinfo)"),
+        (r"^native bf16 matmul: (.+)$", "follows from the CPU's bf16 instructions"),
+        (r"changed the fp32 results: (True|False)$", "True only where oneDNN has native bf16 to use"),
+        _TIMED_THREADS,
+    ),
+    "channels_last_conv_inference": (_TIMED_THREADS,),
+    "quantisation_int8_dynamic_torchao": (_TIMED_THREADS,),
+    "compile_speedup_small_mlp": ((r"batch 64, (\d+) thread\(s\)", "torch's default threads: the usable cores"),),
+    "thread_budget_dataloader_workers": (
+        (r"^main process: (\d+) thread", "torch's default threads: the usable cores"),
+        (r"busy: (\d+) \+ 2 x 1 = (\d+)$", "the main process's default threads, plus one per worker"),
+    ),
+    "thread_budget_processes": (
+        (r"^budget (\d+) core\(s\): 2 process\(es\) x (\d+) thread\(s\) = (\d+) \(oversubscribed: (True|False)\)$",
+         "the usable cores split between 2 processes, oversubscribed below 2 cores"),
+        (r"asked (\d+) thread\(s\), torch reports (\d+);", "each process's share of the usable cores"),
+    ),
+    "thread_budget_python_threads": (
+        (r"(?:default|before|after set_num_threads): (\d+)", "torch's default threads: the usable cores"),
+    ),
+    "thread_budget_report": (
+        (r"^(?:os.cpu_count\(\)|usable \(affinity\)|physical cores|torch default threads|thread budget): +(\d+)$",
+         "the machine's CPUs, the ones this process may use, and what follows from them"),
+        (r"^cgroup CPU quota: +(.+)$", "the container's CPU limit and cgroup version"),
+        (r"^1 process\(es\) x (\d+) thread\(s\) = (\d+) ", "the thread budget, all for 1 process"),
+    ),
+    "threads_env_after_import": (
+        (r"^threads torch uses: (\d+)$", "torch's default threads: the usable cores"),
+        (r"got (\d+); honoured: (True|False)$", "the default; True where it already is the 1 asked for (one core)"),
+    ),
+    "threads_oversubscription": (
+        (r"^usable cores: (\d+);", "the CPUs this process may use"),
+        (r"^ +2 +2 +\S+ +\S+x\n?((?: +\d+ +\d+ +\S+ +\S+x\n?)*)",
+         "rows for 3 up to twice the usable cores threads: none on one core (tests/test_threads.py checks them)"),
+    ),
+    "profiling_which_kernel": (
+        (r"^torch CPU capability: (\w+)$", "the instruction set torch dispatches to on this CPU"),
+        (r"(?:convolution|matmul) \S+:(\w+);", "oneDNN names each kernel after the ISA it was built for"),
+        (r"^bf16 linear under autocast: +(.+)$",
+         "oneDNN runs bf16 matmuls only where the CPU has bf16 (AVX512_BF16, AMX); elsewhere torch's own kernel"),
+    ),
+    "vectorise_matmul_gflops": (
+        (r"^FMA units: (.+)$", "from the CPU model where the snippet's table knows it, else inferred from a probe"),
+        (r"^with a native path, for those threads: (.+)$",
+         "bf16 and int8 peaks only where the CPU has AVX512_BF16, VNNI or AMX"),
+    ),
+    "case_study_inference": (
+        (r"^torch \S+, (\d+) thread\(s\), CPU capability (\w+), native bf16: (yes|no), native int8: (yes|no)$",
+         "threads, the ISA torch dispatches to, and whether the CPU has bf16 (AVX512_BF16/AMX) and int8 (VNNI/AMX)"),
+        (r"^batch size: steps 1 and 2 (\d+) \(step batching's best\)", "the fastest batch size depends on the CPU"),
+        (r"^(?:\d [a-z_]+|  [a-z0-9 ]+ \(side\)) +(\d+) +\d", "so does each row's own (column batch)"),
+        (r"^parity inputs: \d+, in (\d+) classes by fp32 eager$",
+         "near-ties between classes round either way with the ISA's summation order"),
+    ),
+    "case_study_resnet50_runtimes": (
+        (r"^torch \S+, (\d+) thread\(s\)", "threads: one per usable core"),
+        (r"^(?:ONNX Runtime|OpenVINO) int8 +\S+ +\S+ +\S+ +(\d+%)",
+         "int8 rounding flips near-ties differently with and without VNNI"),
+        (r"^OpenVINO bf16 +(.+)$", "measured only where OpenVINO has native bf16 (AVX512_BF16, AMX)"),
+    ),
+    "case_study_training": (
+        (r"^5 bf16 +(.+)$", "measured only where the CPU has native bf16 (AVX512_BF16, AMX)"),
+        (r"^tcmalloc against glibc malloc, .+ \(preloaded (\S+), found in /proc/self/maps\)$",
+         "where the package put libtcmalloc_minimal.so.4 (.ci/run installs it), and its version"),
+    ),
+    "threads_parallel_info": (
+        (r"^logical CPUs: (\d+), usable: (\d+), physical cores: (\d+)$", "the machine's CPUs and cores"),
+        (r"^suggested intra-op threads: (\d+); torch default: (\d+)$", "one thread per usable core"),
+        (r"(?:get_num_threads|get_num_interop_threads|get_max_threads|hardware_concurrency)\(\) : (\d+)$",
+         "thread pools sized to the usable cores (hardware_concurrency: to all CPUs)"),
+    ),
+}
+
+
+def _hide_groups(pattern: str, text: str) -> str:
+    """text with every group of every match of pattern replaced by MACHINE."""
+    def hide(match: re.Match) -> str:
+        kept, at = [], match.start()
+        for group in range(1, match.re.groups + 1):
+            start, end = match.span(group)
+            if start >= 0:
+                kept += [match.string[at:start], MACHINE]
+                at = end
+        return "".join(kept) + match.string[at:match.end()]
+    return re.sub(pattern, hide, text, flags=re.M)
+
+
+# On another torch release (make test-torch, tests/releases.py sets TORCH_RELEASE_RUN): the version
+# banners a snippet prints (torch 2.14.1, oneDNN v3.x (Git Hash …)) differ by construction; what
+# the run compares is everything else.
+_VERSION = re.compile(r"(?<![\d.])\d+\.\d+\.\d+(?:\+[\w.]+)?(?![\d.])|(?<=Git Hash )[0-9a-f]{7,40}\b")
+
+
+def keep(path: Path, fresh: str, request, same=lambda stored, fresh: stored == fresh) -> str:
+    """The committed copy of a generated file, which a test compares with a fresh one. Under
+    --update-outputs (make regen) it is first rewritten from fresh where same(stored, fresh) says
+    they differ: a new timing alone, which the comparison masks, leaves the file as it is, so
+    make regen twice changes nothing. The one place that knows the update flag."""
+    if request.config.getoption("--update-outputs") and (not path.is_file() or not same(path.read_text(), fresh)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(fresh)
+    return path.read_text() if path.is_file() else ""
+
+
+def mask(text: str, name: str = "") -> str:
+    """What must match between a page's recorded output and a new run: everything but measured
+    numbers (decimals), temporary paths, column padding and, for snippet `name`, the parts that
+    MACHINE_DEPENDENT lists; on another torch release, its version numbers too."""
+    for pattern, _ in MACHINE_DEPENDENT.get(name, ()):
+        text = _hide_groups(pattern, text)
+    if os.environ.get("TORCH_RELEASE_RUN"):
+        text = _VERSION.sub("<version>", text)
+    lines = []
+    for line in text.strip().splitlines():
+        line = _TMP.sub("<tmp>", _FLOAT.sub("<n>", line))
+        lines.append(" ".join(line.split()))
+    return "\n".join(lines)
