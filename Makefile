@@ -27,7 +27,8 @@ serve: setup
 test: setup
 	$(PY) -m pytest
 
-# For editing loops: all but the isolation / start-method matrix, the browser and the slow reruns (CI runs all).
+# For editing loops: all but the isolation / start-method matrix, the browser and the slow tier (long programs
+# and reruns, tests/conftest.py long_program); CI runs all.
 test-fast: setup
 	$(PY) -m pytest -m "not matrix and not browser and not slow"
 
@@ -35,7 +36,6 @@ test-fast: setup
 # the recorded outputs (docs/outputs), the page notebooks, the Your machine notebook. The tests
 # marked recorded compare each with a fresh copy; --update-outputs writes it instead. Twice: nothing changes.
 regen: setup
-	$(PY) -m bench.render
 	$(PY) -m pytest -m recorded --update-outputs
 
 # The errata, snippets' outputs and API statements on another torch release, in a venv of its own

@@ -9,22 +9,24 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import re
 import sys
 import textwrap
 from pathlib import Path
 
 from bench.cases import techniques
 from bench.compare import by_id, fmt_ratio, fmt_value
+from bench import machine
 from bench.machine import kind, kind_colors, kind_order, kind_title, one_line
 from bench.references import load_all, unmeasured
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "docs" / "results"
 
-# Each kind's own colour comes from bench.machine.KINDS; gain and loss colour the waterfall's steps
-THEMES = {"light": {"text": "#333333", "grid": "#cccccc", "gain": "#31a354", "loss": "#e6550d"},
-          "dark": {"text": "#e0e0e0", "grid": "#555555", "gain": "#74c476", "loss": "#fd8d3c"}}
+# Each kind's own colour comes from bench.machine.KINDS, per theme of machine.THEMES (light, dark);
+# gain and loss colour the waterfall's steps
+THEMES = dict(zip(machine.THEMES, (
+    {"text": "#333333", "grid": "#cccccc", "gain": "#31a354", "loss": "#e6550d"},
+    {"text": "#e0e0e0", "grid": "#555555", "gain": "#74c476", "loss": "#fd8d3c"}), strict=True))
 # Chinese text in the plots falls back to Noto Sans CJK (Debian's fonts-noto-cjk, which .ci/run
 # installs); the SVGs draw each glyph as a path, so a reader needs no font.
 FONTS = {"en": {}, "zh": {"font.family": ["DejaVu Sans", "Noto Sans CJK SC"]}}

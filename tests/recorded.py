@@ -1,6 +1,6 @@
 """Recorded outputs: what of a snippet's printed output must match a fresh run (mask, with each
 snippet's machine-dependent parts and why), and the one place that rewrites a committed generated
-file from a fresh copy (keep, under --update-outputs: make regen)."""
+file from a fresh copy (keep, keep_only; under --update-outputs: make regen)."""
 from __future__ import annotations
 
 import os
@@ -122,10 +122,26 @@ def keep(path: Path, fresh: str, request, same=lambda stored, fresh: stored == f
     --update-outputs (make regen) it is first rewritten from fresh where same(stored, fresh) says
     they differ: a new timing alone, which the comparison masks, leaves the file as it is, so
     make regen twice changes nothing. The one place that knows the update flag."""
-    if request.config.getoption("--update-outputs") and (not path.is_file() or not same(path.read_text(), fresh)):
+    if updating(request) and (not path.is_file() or not same(path.read_text(), fresh)):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(fresh)
     return path.read_text() if path.is_file() else ""
+
+
+def keep_only(folder: Path, kept: set[Path], request) -> set[Path]:
+    """The files under folder that no fresh copy was made for (paths relative to folder): under
+    --update-outputs removed first, so a generated file nothing makes any more goes too."""
+    extra = {p.relative_to(folder) for p in folder.rglob("*") if p.is_file()} - kept
+    if updating(request):
+        for path in extra:
+            (folder / path).unlink()
+        return set()
+    return extra
+
+
+def updating(request) -> bool:
+    """--update-outputs (make regen): rewrite generated files from fresh copies instead of failing."""
+    return request.config.getoption("--update-outputs")
 
 
 def mask(text: str, name: str = "") -> str:

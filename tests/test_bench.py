@@ -15,7 +15,7 @@ from bench.machine import kind
 from bench.references import FOLDER as REFERENCES, lacks, load_all, unmeasured
 from bench.render import RESULTS_DIR, render
 from tests.paths import DOCS, ROOT
-from tests.recorded import keep
+from tests.recorded import keep, keep_only
 from tests.running import clean_env, unknown_model_args
 
 
@@ -146,16 +146,13 @@ def test_no_parallel_speed_up_exceeds_the_cores():
 @pytest.mark.recorded
 def test_pages_show_the_current_references(tmp_path, request):
     """Rendering the committed references again gives exactly the committed tables and plots
-    (--update-outputs: writes them, as python -m bench.render does, and removes the rest)."""
+    (--update-outputs, make regen: writes them and removes the rest)."""
     written = {p.relative_to(tmp_path) for p in render(load_all(), tmp_path)}
     for path in written:
         keep(RESULTS_DIR / path, (tmp_path / path).read_text(), request)
-    if request.config.getoption("--update-outputs"):  # what no technique renders any more goes
-        for path in [p for p in RESULTS_DIR.rglob("*") if p.is_file() and p.relative_to(RESULTS_DIR) not in written]:
-            path.unlink()
+    extra = keep_only(RESULTS_DIR, written, request)
     stale = [str(p) for p in written if not filecmp.cmp(tmp_path / p, RESULTS_DIR / p, shallow=False)]
-    assert not stale, f"docs/results is stale for {stale}: run python -m bench.render"
-    extra = {p.relative_to(RESULTS_DIR) for p in RESULTS_DIR.rglob("*") if p.is_file()} - written
+    assert not stale, f"docs/results is stale for {stale}: run make regen"
     assert not extra, f"docs/results has files no technique renders: {extra}"
 
 

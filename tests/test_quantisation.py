@@ -99,3 +99,43 @@ def test_skips_cleanly_without_torchao(tmp_path):
 def test_bad_arguments_exit_with_a_message(args):
     result = run_here(NAME, *args)
     assert result.returncode == 2 and "--batch" in result.stderr
+
+
+@pytest.mark.release
+@pytest.mark.slow  # a compile of half a minute
+def test_each_compiled_int8_convolution_builds_its_onednn_primitive_on_every_call():
+    """What "From naive to fast" reads in torch's qconv.cpp, seen from outside: a PT2E int8 model
+    compiled with freezing (step 7's recipe, two convolutions) asks oneDNN for each convolution's
+    primitive again on every call (a creation event per execution, served from oneDNN's cache),
+    with the bias in fp32. Once torch keeps the primitive, later calls log no creation."""
+    probe = """
+import sys, torch
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
+    X86InductorQuantizer, get_default_x86_inductor_quantization_config)
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.ReLU(),
+                            torch.nn.Conv2d(8, 8, 3, padding=1)).eval()
+x = torch.randn(1, 8, 16, 16)
+prepared = prepare_pt2e(torch.export.export(model, (x,), strict=True).module(),
+                        X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config()))
+prepared(x)
+compiled = torch.compile(convert_pt2e(prepared))
+with torch.inference_mode(), torch._inductor.config.patch(freezing=True):
+    compiled(x), compiled(x)  # compiled, and the weights packed
+    for call in range(2):
+        print(f"call {call}", flush=True)
+        with torch.backends.mkldnn.verbose(torch.backends.mkldnn.VERBOSE_ON_CREATION):
+            compiled(x)
+"""
+    done = subprocess.run([sys.executable, "-c", probe], env=clean_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    calls = re.split(r"^call \d$", done.stdout, flags=re.M)[1:]
+    assert len(calls) == 2, done.stdout[-3000:]
+    for call in calls:
+        convolutions = [line for line in call.splitlines() if ",convolution," in line]
+        created = [line for line in convolutions if ",primitive,create" in line]
+        executed = [line for line in convolutions if ",primitive,exec," in line]
+        assert len(executed) == 2, call
+        assert len(created) == len(executed), f"{len(created)} creations for {len(executed)} convolutions:\n{call}"
+        assert all("bia:f32" in line for line in executed), call

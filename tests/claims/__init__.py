@@ -29,7 +29,7 @@ from typing import Callable
 
 from bench.compare import by_id
 from bench.figures import combined, outcome
-from bench.machine import kind
+from bench.machine import KINDS, kind
 from tests.paths import DOCS
 
 
@@ -112,11 +112,17 @@ def page_text(page: str) -> str:
     return re.sub(r"\s+", " ", (DOCS / page).read_text())
 
 
+def listed(name: str) -> str:
+    """A kind the claims name, checked against the one registry of kinds (bench.machine.KINDS)."""
+    assert name in KINDS, f"{name} is not in bench.machine.KINDS: {', '.join(KINDS)}"
+    return name
+
+
 # Two kinds of one level that the pages tell apart: AVX512_BF16 pays on the one and not on the other
-ZEN4 = "amd-avx512-bf16"
-NO_AMX_XEON = "intel-avx512-bf16"  # an Emerald Rapids Xeon whose VM hides AMX
-AMD_KINDS = ("amd-avx2", ZEN4)  # the AMD references
-AMX_XEON = "intel-amx"
+ZEN4 = listed("amd-avx512-bf16")
+NO_AMX_XEON = listed("intel-avx512-bf16")  # an Emerald Rapids Xeon whose VM hides AMX
+AMD_KINDS = tuple(k for k in KINDS if k.startswith("amd-"))  # the AMD references
+AMX_XEON = listed("intel-amx")
 INTEL_KINDS = (NO_AMX_XEON, "amx")  # the Intel Xeons: without AMX, and with it
 
 
