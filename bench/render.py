@@ -13,9 +13,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+from bench import machine
 from bench.cases import techniques
 from bench.compare import by_id, fmt_ratio, fmt_value
-from bench import machine
 from bench.machine import kind, kind_colors, kind_order, kind_title, one_line
 from bench.references import load_all, unmeasured
 

@@ -41,9 +41,10 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """Mark the matrix (left out by `make test-fast`): tests that run a snippet under the isolation
-    conditions (run_isolated) or under another start method (a spawn/forkserver parameter); and
-    mark slow (also left out) the tests long_program names. On another torch release (tests/releases.py), skip the release tests that need a package that
-    did not install for it, with pip's reason; and write the release tests' fingerprints."""
+    conditions (run_isolated) or under another start method (a spawn/forkserver parameter); mark
+    slow (also left out) the tests long_program names. On another torch release
+    (tests/releases.py), skip the release tests that need a package that did not install for it,
+    with pip's reason; and write the release tests' fingerprints."""
     missing = json.loads(os.environ.get("RELEASE_MISSING") or "{}")
     for item in items:
         if item.get_closest_marker("release"):
@@ -51,9 +52,8 @@ def pytest_collection_modifyitems(config, items):
                 if releases.needs(item, package):
                     item.add_marker(pytest.mark.skip(reason=f"not installed: {why}"))
 
-        function = getattr(item, "function", None)
         params = getattr(getattr(item, "callspec", None), "params", {})
-        isolated = function is not None and "run_isolated(" in inspect.getsource(function)
+        isolated = "run_isolated(" in source(item)
         other_start = any(value in ("spawn", "forkserver") for value in params.values())
         if isolated or other_start or item.name.startswith("test_isolation_is_what_it_claims"):
             item.add_marker(pytest.mark.matrix)
@@ -67,18 +67,19 @@ def pytest_collection_modifyitems(config, items):
 
 def long_program(item, params: dict) -> bool:
     """Left out by `make test-fast` (marked slow): a test that needs a program running for half a
-    minute or more on two cores, which are the quick benchmark (the quick_run fixture) and the
-    snippets whose page shows a --quick run (PAGE_ARGS: the case studies, text generation): every
+    minute or more on two cores: the quick benchmark (the quick_run fixture), and the snippets
+    whose page shows a --quick run (PAGE_ARGS: the case studies, text generation): every
     test in their own module, and a test that runs one given as a parameter. `make test` runs
     them all."""
     words = set(Path(str(item.fspath)).stem.removeprefix("test_").split("_"))  # case_study_runtimes
     return ("quick_run" in getattr(item, "fixturenames", ())
             or any(words <= set(name.split("_")) for name in PAGE_ARGS)
-            or any(value in PAGE_ARGS for value in params.values() if isinstance(value, str))
-            and any(f"{runner}(" in source(item) for runner in ("run_shared", "run_isolated")))
+            or (any(value in PAGE_ARGS for value in params.values() if isinstance(value, str))
+                and any(f"{runner}(" in source(item) for runner in ("run_shared", "run_isolated"))))
 
 
 def source(item) -> str:
+    """The test function's source ("" for a test that is no function: a page's Python fence)."""
     function = getattr(item, "function", None)
     return inspect.getsource(function) if function is not None else ""
 

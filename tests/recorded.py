@@ -121,7 +121,7 @@ def keep(path: Path, fresh: str, request, same=lambda stored, fresh: stored == f
     """The committed copy of a generated file, which a test compares with a fresh one. Under
     --update-outputs (make regen) it is first rewritten from fresh where same(stored, fresh) says
     they differ: a new timing alone, which the comparison masks, leaves the file as it is, so
-    make regen twice changes nothing. The one place that knows the update flag."""
+    make regen twice changes nothing."""
     if updating(request) and (not path.is_file() or not same(path.read_text(), fresh)):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(fresh)
@@ -140,7 +140,8 @@ def keep_only(folder: Path, kept: set[Path], request) -> set[Path]:
 
 
 def updating(request) -> bool:
-    """--update-outputs (make regen): rewrite generated files from fresh copies instead of failing."""
+    """--update-outputs (make regen): rewrite generated files from fresh copies instead of failing.
+    The one place that reads the flag."""
     return request.config.getoption("--update-outputs")
 
 
