@@ -37,6 +37,8 @@ test-fast: setup
 # marked recorded compare each with a fresh copy; --update-outputs writes it instead. Twice: nothing changes.
 regen: setup
 	$(PY) -m pytest -m recorded --update-outputs
+	# the page notebooks carry the recorded outputs just written: made again from them
+	$(PY) -m pytest -m recorded --update-outputs tests/test_case_study_notebook.py
 
 # The errata, snippets' outputs and API statements on another torch release, in a venv of its own
 # (.venv-torch/<release>); records docs/outputs/releases/torch-<release>.json (tests/releases.py).

@@ -356,7 +356,8 @@ def _step_line(r: dict, lang: str) -> str:
     """One row of step_details' table."""
     p = r["params"]
     share = say(" ({:.0%} of {})", lang).format(p["share_of_peak"], p["precision"]) if p.get("share_of_peak") else ""
-    built = "built in {:.0f}&nbsp;s" if p.get("compared_step") else "compiled in {:.0f}&nbsp;s"  # another runtime: export and conversion
+    # another runtime: export and conversion (an allocator row compiles step 7 in its own process)
+    built = "built in {:.0f}&nbsp;s" if p.get("compared_step") and not p.get("allocator") else "compiled in {:.0f}&nbsp;s"
     compiled = f"<br><small>{say(built, lang).format(p['compile_s'])}</small>" if p.get("compile_s") else ""
     if p.get("load_s"):
         compiled += f"<br><small>{say('loads in {:.1f}&nbsp;s', lang).format(p['load_s'])}</small>"

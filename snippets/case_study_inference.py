@@ -5,9 +5,12 @@ python case_study_inference.py                      # ResNet-50, 224x224, all st
 python case_study_inference.py --quick              # 64x64, no compile: well under a minute
 python case_study_inference.py --model transformer  # 128-token sequences
 python case_study_inference.py --steps batching,compile --batch 8
+python case_study_inference.py --tcmalloc PATH      # libtcmalloc_minimal.so.4 elsewhere (the allocator rows)
 """
 import argparse
 import copy
+import json
+import os
 import platform
 import statistics
 import subprocess
@@ -28,8 +31,16 @@ BF16_EAGER = "bf16 eager"  # a side row: bf16 autocast on step 4, not on the cum
 PACKAGE = "package"  # a side row: step 5's model compiled ahead of time into one file (AOTInductor)
 PACKAGE_BF16, PACKAGE_INT8 = "package bf16", "package int8"  # side rows: steps 6 and 7's models, packaged
 PACKAGES = (PACKAGE, PACKAGE_BF16, PACKAGE_INT8)
+# side rows: step 7 in a fresh process each, with tcmalloc preloaded and with glibc's malloc (its control)
+INT8_GLIBC, INT8_TCMALLOC = "int8 glibc", "int8 tcmalloc"
+ALLOCATOR_ROWS = {INT8_GLIBC: None, INT8_TCMALLOC: "tcmalloc"}  # {row: the allocator its child preloads}
 SIDE_ROWS = {BF16_EAGER: ("bf16", "channels_last"), PACKAGE: ("compile", "compile"),  # run with, compared with
-             PACKAGE_BF16: ("bf16", "bf16"), PACKAGE_INT8: ("int8", "int8")}
+             PACKAGE_BF16: ("bf16", "bf16"), PACKAGE_INT8: ("int8", "int8"),
+             INT8_GLIBC: ("int8", "int8"), INT8_TCMALLOC: ("int8", INT8_GLIBC)}
+# Where the packages put tcmalloc (Debian/Ubuntu: apt install libtcmalloc-minimal4; conda: conda
+# install gperftools): the first that exists is preloaded, unless --tcmalloc names another
+TCMALLOC = [f"/usr/lib/{platform.machine()}-linux-gnu/libtcmalloc_minimal.so.4", "/usr/lib64/libtcmalloc_minimal.so.4",
+            os.path.join(os.environ.get("CONDA_PREFIX", "/nonexistent"), "lib", "libtcmalloc_minimal.so.4")]
 # rounds: every row is measured once per round, so a slow minute on a shared machine falls on all rows alike
 FULL = {"sweep": (1, 4, 8, 16, 32), "latency_calls": 20, "parity_items": 64, "seconds": 1.0, "rounds": 3}
 QUICK = {"sweep": (1, 4, 16), "latency_calls": 20, "parity_items": 16, "seconds": 0.2, "rounds": 1}
@@ -119,7 +130,7 @@ MODELS = {
                     "build": make_text_classifier, "inputs": make_tokens, "item": "sequence",
                     "sizes": "{0}-token sequences", "full": 128, "quick": 32,
                     "skip": {"channels_last": "not run: no convolutions",
-                             **{name: "not run: ResNet-50 only" for name in PACKAGES}},
+                             **{name: "not run: ResNet-50 only" for name in (*PACKAGES, *ALLOCATOR_ROWS)}},
                     "steps": {"bf16": lambda model: bf16_weights_compiled(model)}},  # see bf16_weights_compiled
 }
 
@@ -347,6 +358,95 @@ def new_process_load_s(path: Path, size: int) -> float:
 # --8<-- [end:package]
 
 
+# --8<-- [start:allocator]
+def find_tcmalloc(path: str | None = None) -> str | None:
+    """The tcmalloc library to preload: path if given (None if it is not a file), else the first
+    of TCMALLOC that exists."""
+    return next((p for p in ([path] if path else TCMALLOC) if os.path.isfile(p)), None)
+
+
+class Step7InChild:
+    """Step 7 in a fresh process (this file again, with --child), kept alive across the rounds:
+    LD_PRELOAD=library for tcmalloc, none for the glibc control (LD_PRELOAD is read only when a
+    process starts). The child builds, calibrates and compiles the same model on the same inputs,
+    checks which allocator /proc/self/maps shows, and then measures one round at each request."""
+
+    def __init__(self, model_name: str, size: int, batch: int, library: str | None, parity_items: int):
+        env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "MALLOC_CONF")}
+        if library:
+            env["LD_PRELOAD"] = library
+        self.errors = tempfile.TemporaryFile(mode="w+")  # the child's stderr, read if it fails
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--child", "--model", model_name, "--size", str(size),
+             "--batch", str(batch), "--threads", str(torch.get_num_threads()), "--expect", library or "",
+             "--parity-items", str(parity_items)],
+            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, text=True)
+        self.ready = self.answer()  # {"allocator", "compile_s", "top1_agreement_pct", "max_abs_logit_diff"}
+
+    def answer(self) -> dict:
+        """The child's next report: a line "CHILD {json}" (anything else it prints is skipped)."""
+        for line in self.process.stdout:
+            if line.startswith("CHILD "):
+                report = json.loads(line[6:])
+                if "error" in report:
+                    self.close()
+                    raise RuntimeError(f"the step 7 child process: {report['error']}")
+                return report
+        self.process.wait()
+        self.errors.seek(0)
+        raise RuntimeError(f"the step 7 child process exited ({self.process.returncode}):\n{self.errors.read()[-3000:]}")
+
+    def measure(self, seconds: float, calls: int) -> dict:
+        """One round in the child: {"items_per_s": ..., "latency_samples_s": [...]}."""
+        self.process.stdin.write(f"{seconds} {calls}\n")
+        self.process.stdin.flush()
+        return self.answer()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()  # end of input: the child returns
+            self.process.wait(timeout=60)
+        self.errors.close()
+
+
+def child(model_name: str, size: int, batch: int, threads: int, expect: str, parity_items: int) -> int:
+    """Inside the fresh process: check which allocator is mapped, build step 7 as measure_steps
+    does, report its compile time and parity, then one round per line read from the parent.
+    Returns the exit status: 1 where the allocator is not the one expected."""
+    def report(**fields) -> None:
+        print("CHILD " + json.dumps(fields), flush=True)
+
+    with open("/proc/self/maps") as maps:
+        mapped = maps.read()
+    name = os.path.basename(os.path.realpath(expect)) if expect else ""  # maps shows the real file
+    if name and name not in mapped:
+        report(error=f"{name} is not mapped although LD_PRELOAD={os.environ.get('LD_PRELOAD')}")
+        return 1
+    if not name and any(other in mapped for other in ("tcmalloc", "jemalloc")):
+        report(error="the glibc control has another allocator mapped")
+        return 1
+    torch.set_num_threads(threads)
+    spec = MODELS[model_name]
+    inputs = lambda n, seed=1: spec["inputs"](n, size, seed=seed)  # noqa: E731  the parent's inputs, seed for seed
+    model, image, parity_images = spec["build"](size), inputs(1, seed=2), inputs(parity_items, seed=3)
+    reference = reference_logits(model, parity_images, batch)
+    start = time.perf_counter()
+    predict = int8_compiled(model, inputs(16, seed=4))
+    predict(inputs(batch))
+    predict(image)
+    agree, diff = parity(reference, all_logits(predict, parity_images, batch))
+    library = next((line.split()[-1] for line in mapped.splitlines() if name and line.endswith(name)), None)
+    report(allocator=library or "glibc malloc", compile_s=time.perf_counter() - start,
+           top1_agreement_pct=agree, max_abs_logit_diff=diff)
+    batch_inputs = inputs(batch)
+    for line in sys.stdin:  # "seconds calls": one round
+        seconds, calls = line.split()
+        report(items_per_s=throughput(predict, batch_inputs, float(seconds), threads),
+               latency_samples_s=latency(predict, image, int(calls)))
+    return 0
+# --8<-- [end:allocator]
+
+
 # --8<-- [start:measure]
 def flops_per_item(model: torch.nn.Module, example: torch.Tensor) -> int:
     """Floating-point operations of one forward pass on one input (a multiply-add counts 2).
@@ -413,20 +513,28 @@ FACTORIES = {"naive": naive, "inference_mode": with_inference_mode, "batching": 
              BF16_EAGER: bf16_eager}  # int8 and the packages take more than the model: measure_steps calls them
 
 
-def not_run_reason(step: str, quick: bool, bf16: bool, model: str = "resnet50") -> str | None:
+def not_run_reason(step: str, quick: bool, bf16: bool, model: str = "resnet50",
+                   tcmalloc: str | None = None) -> str | None:
     if step in MODELS[model]["skip"]:
         return MODELS[model]["skip"][step]
     if step in (*COMPILED, *SIDE_ROWS) and quick:  # the same rows on every CPU
         return "not run in --quick"
     if step in ("bf16", BF16_EAGER, PACKAGE_BF16) and not bf16:
         return "not run: no native bf16"
+    if step in ALLOCATOR_ROWS and not sys.platform.startswith("linux"):
+        return "not run: LD_PRELOAD and /proc/self/maps are Linux-only"
+    if step in ALLOCATOR_ROWS and find_tcmalloc(tcmalloc) is None:
+        return (f"not run: tcmalloc not found (tried {tcmalloc or ', '.join(TCMALLOC)}); "
+                "Debian/Ubuntu: apt install libtcmalloc-minimal4")
     return None
 
 
 def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, size: int | None = None,
                   log=print, progress=lambda step: None, peers: dict | None = None,
-                  model_name: str = "resnet50", inspect=None) -> list[dict]:
-    """Measure the chosen steps (names from STEPS; "bf16" brings its side row, "bf16 eager")
+                  model_name: str = "resnet50", inspect=None, tcmalloc: str | None = None) -> list[dict]:
+    """Measure the chosen steps (names from STEPS; a step brings its side rows: "bf16" the
+    "bf16 eager" row, "int8" its package and the two allocator rows, step 7 in a fresh process
+    each, with tcmalloc (found in TCMALLOC, or the path tcmalloc) and with glibc's malloc)
     of the model (a key of MODELS) and return one dict per row, in table order. log(line) gets
     the lines printed above the table; progress(step) is called as each step starts. peers:
     {name: (build, precision)} adds rows after the steps, measured the same way on the same
@@ -462,7 +570,7 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
     parity_images = inputs(settings["parity_items"], seed=3)
     reference = reference_logits(model, parity_images, batch)
     log(f"parity inputs: {len(parity_images)}, in {reference.argmax(1).unique().numel()} classes by fp32 eager")
-    rows, built = [], []  # built: (row, predict) for every row that runs
+    rows, built, children = [], [], []  # built: (row, predict, its batch) for every row that runs
     folder = tempfile.TemporaryDirectory(prefix="case-study-package-")  # the package's file, removed at the end
     calibration = inputs(16, seed=4)  # int8's ranges, recorded on 16 fixed inputs
     for step in [s for s in (*STEPS, *SIDE_ROWS) if s in steps or SIDE_ROWS.get(s, ("",))[0] in steps] + [*peers]:
@@ -471,15 +579,24 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
         row = {"step": step, "batch": batch, "precision": precision,
                "size": size, "gflop_per_item": flop / 1e9, "items_per_s": None, "p50_s": None,
                "p99_s": None, "gflops": None, "top1_agreement_pct": None, "max_abs_logit_diff": None,
-               "compile_s": None, "load_s": None, "package_mb": None, "run": False,
+               "compile_s": None, "load_s": None, "package_mb": None, "allocator": None, "run": False,
                "items_per_s_rounds": [], "latency_samples_s": [],
-               "reason": None if step in peers else not_run_reason(step, quick, bf16, model_name)}
+               "reason": None if step in peers else not_run_reason(step, quick, bf16, model_name, tcmalloc)}
         rows.append(row)
         if row["reason"]:
             continue
         progress(step)
         start = time.perf_counter()
         # int8 and peers: export, calibration and conversion, counted as compile time
+        if step in ALLOCATOR_ROWS:  # at step 7's batch; the child builds, compiles and checks parity itself
+            row["batch"] = next((r["batch"] for r in rows if r["step"] == "int8"), batch)
+            library = find_tcmalloc(tcmalloc) if ALLOCATOR_ROWS[step] else None
+            children.append(Step7InChild(model_name, size, row["batch"], library, len(parity_images)))
+            report = children[-1].ready
+            row["allocator"], row["compile_s"] = report["allocator"], report["compile_s"]
+            row["top1_agreement_pct"], row["max_abs_logit_diff"] = report["top1_agreement_pct"], report["max_abs_logit_diff"]
+            built.append((row, children[-1], None))
+            continue
         if step in PACKAGES:  # compile_s: the build (int8: with calibration); load_s: a server's start-up
             packaged = {PACKAGE: lambda: model, PACKAGE_BF16: lambda: Bf16Autocast(model),
                         PACKAGE_INT8: lambda: int8_model(model, calibration)}[step]()
@@ -508,17 +625,28 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
         row["top1_agreement_pct"], row["max_abs_logit_diff"] = parity(
             reference, all_logits(predict, parity_images, row["batch"]))
         built.append((row, predict, inputs(row["batch"])))
-    for _ in range(settings["rounds"]):  # every row once per round, in table order
-        for row, predict, images in built:
-            row["items_per_s_rounds"].append(throughput(predict, images, settings["seconds"], threads))
-            row["latency_samples_s"] += latency(predict, image, settings["latency_calls"])
+    try:
+        for turn in range(settings["rounds"]):  # every row once per round, in table order
+            in_process = [(row, predict, images) for row, predict, images in built if row["step"] not in ALLOCATOR_ROWS]
+            for row, predict, images in in_process:
+                row["items_per_s_rounds"].append(throughput(predict, images, settings["seconds"], threads))
+                row["latency_samples_s"] += latency(predict, image, settings["latency_calls"])
+            in_children = [entry for entry in built if entry[0]["step"] in ALLOCATOR_ROWS]
+            for row, child_process, _ in in_children[::-1] if turn % 2 else in_children:  # which goes first alternates
+                report = child_process.measure(settings["seconds"], settings["latency_calls"])
+                row["items_per_s_rounds"].append(report["items_per_s"])
+                row["latency_samples_s"] += report["latency_samples_s"]
+    finally:
+        for child_process in children:
+            child_process.close()
     for row, _, _ in built:  # throughput: the median round; latency: every round's calls pooled
         row["items_per_s"] = statistics.median(row["items_per_s_rounds"])
         row["p50_s"], row["p99_s"] = p50_p99(row["latency_samples_s"])
         row["gflops"] = row["items_per_s"] * flop / 1e9
         row["run"] = True
     for row, predict, _ in built if inspect else ():
-        inspect(row, predict, image)
+        if row["step"] not in ALLOCATOR_ROWS:  # those ran in their own processes
+            inspect(row, predict, image)
     folder.cleanup()
     return rows
 
@@ -550,13 +678,21 @@ def print_table(rows: list[dict], parity_items: int, item: str = "image") -> Non
         if r["step"] in PACKAGES:
             print(f"{r['step']}: built in {r['compile_s']:.1f} s, {r['package_mb']:.0f} MB; loaded and answering in a new "
                   f"process in {r['load_s']:.2f} s" if r["run"] else f"{r['step']}: {r['reason']}")
+    found = {r["step"]: r for r in rows if r["step"] in ALLOCATOR_ROWS}
+    if found:  # tcmalloc against its control, both children
+        both = all(r["run"] for r in found.values())
+        glibc, tcmalloc = found.get(INT8_GLIBC), found.get(INT8_TCMALLOC)
+        print("tcmalloc against glibc malloc, step 7 in a fresh process each: " + (
+            f"{tcmalloc['items_per_s'] / glibc['items_per_s']:.2f}x throughput, "
+            f"{glibc['p50_s'] / tcmalloc['p50_s']:.2f}x batch-1 p50 (preloaded {tcmalloc['allocator']}, "
+            f"found in /proc/self/maps)" if both else next(r["reason"] for r in found.values() if not r["run"])))
     print(f"\nparity on {parity_items} inputs against fp32 eager (eval, no grad): "
           f"top-1 agreement, max |logit difference|")
     for r in rows:
         if r["run"]:
             print(f"  {label(r['step']):22}{r['top1_agreement_pct']:6.1f}%  {r['max_abs_logit_diff']:.1e}")
         else:
-            print(f"  {label(r['step']):22}{r['reason']}")
+            print(f"  {label(r['step']):22} {r['reason']}")
 
 
 def parse_args() -> argparse.Namespace:
@@ -571,7 +707,22 @@ def parse_args() -> argparse.Namespace:
                         help="smaller inputs (64x64 images, 32 tokens), fewer calls, no compile: well under a minute")
     parser.add_argument("--size", type=int, help="ResNet-50: image height and width, 32 to 448 (default 224); "
                                                  "transformer: tokens per sequence, 8 to 512 (default 128)")
+    parser.add_argument("--tcmalloc", metavar="PATH",
+                        help="libtcmalloc_minimal.so.4 for the allocator rows (default: the first of "
+                             + ", ".join(TCMALLOC) + " that exists)")
+    # the allocator rows' child process (Step7InChild), with --model, --size and --batch
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--expect", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--parity-items", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        if None in (args.size, args.batch, args.threads, args.parity_items) or \
+                min(args.size, args.batch, args.threads, args.parity_items) < 1:
+            parser.error("--child needs --size, --batch, --threads and --parity-items, each at least 1")
+        return args
+    if args.tcmalloc is not None and not os.path.isfile(args.tcmalloc):
+        parser.error(f"--tcmalloc: no such file: {args.tcmalloc}")
     args.steps = [s.strip() for s in args.steps.split(",") if s.strip()]
     unknown = [s for s in args.steps if s not in STEPS]
     if unknown or not args.steps:
@@ -594,9 +745,11 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = parse_args()
+    if args.child:
+        sys.exit(child(args.model, args.size, args.batch, args.threads, args.expect, args.parity_items))
     rows = measure_steps(args.steps, args.quick, args.batch, args.size, log=lambda line: print(line, flush=True),
                          progress=lambda step: print(f"measuring {step}...", file=sys.stderr, flush=True),
-                         model_name=args.model)
+                         model_name=args.model, tcmalloc=args.tcmalloc)
     print_table(rows, (QUICK if args.quick else FULL)["parity_items"], MODELS[args.model]["item"])
 
 

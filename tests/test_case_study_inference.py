@@ -6,7 +6,7 @@ import re
 import pytest
 
 from bench.core import load_snippet
-from tests.running import run_here, run_shared
+from tests.running import clean_env, run, run_here, run_shared
 
 NAME = "case_study_inference"
 STEPS = ("naive", "inference_mode", "batching", "channels_last", "compile", "bf16", "int8")
@@ -70,6 +70,9 @@ def test_quick_run_has_every_step_measured_or_marked_not_run(quick):
         assert re.search(rf"^compile time, {label(step)}: not run in --quick$", quick, re.M)
     assert table_row(quick, "bf16 eager") == "not run in --quick"
     assert table_row(quick, "package") == "not run in --quick" and "package: not run in --quick" in quick
+    for step in ("int8 glibc", "int8 tcmalloc"):  # step 7's allocator rows come with it
+        assert table_row(quick, step) == "not run in --quick" and parity_row(quick, step) == "not run in --quick"
+    assert "tcmalloc against glibc malloc, step 7 in a fresh process each: not run in --quick" in quick
     naive = table_row(quick, "naive").split()
     assert naive[2] == "1.00x" and naive[3] == "-" and naive[6] == "1.00x"  # naive against itself
 
@@ -96,6 +99,8 @@ def test_every_step_agrees_with_fp32_eager(quick):
     (("--model", "gpt"), "invalid choice: 'gpt'"),
     (("--batch", "256"), "leave naive out of --steps"),  # 256 images' autograd state at 224x224
     (("--quick", "--no-such-option"), "--no-such-option"),
+    (("--tcmalloc", "/nonexistent/libtcmalloc_minimal.so.4"), "--tcmalloc: no such file"),
+    (("--child", "--size", "32"), "--child needs --size, --batch, --threads and --parity-items"),
 ])
 def test_bad_arguments_exit_2_with_a_message(args, message):
     result = run_here(NAME, *args)
@@ -156,3 +161,52 @@ def test_the_transformer_runs_the_steps_that_apply():
     assert table_row(out, "package") == "not run: ResNet-50 only"
     classes = int(re.search(r"^parity inputs: 16, in (\d+) classes by fp32 eager$", out, re.M).group(1))
     assert classes >= 4, "the re-centred head must give the inputs different classes"
+
+
+CHILD = ("--child", "--size", "32", "--batch", "2", "--threads", "1", "--parity-items", "8")
+
+
+def test_step_7_in_a_child_has_its_allocator_mapped_and_measures_rounds():
+    """The allocator rows' fresh processes: with tcmalloc preloaded the child finds it in
+    /proc/self/maps, the control finds glibc's malloc; each builds step 7 on the same model and
+    inputs (so both agree with fp32 eager on the same images), then measures a round on request."""
+    snippet = load_snippet(NAME)
+    library = snippet.find_tcmalloc()
+    if library is None:
+        pytest.skip("tcmalloc is not installed (Debian/Ubuntu: apt install libtcmalloc-minimal4)")
+    found = {}
+    for row, preload in (("tcmalloc", library), ("glibc", None)):
+        child = snippet.Step7InChild("resnet50", 32, 2, preload, 8)
+        try:
+            found[row] = child.ready, child.measure(0.05, 3), child.measure(0.05, 2)
+        finally:
+            child.close()
+        assert child.process.returncode == 0
+    assert "libtcmalloc_minimal.so" in found["tcmalloc"][0]["allocator"]
+    assert found["glibc"][0]["allocator"] == "glibc malloc"
+    for ready, first, second in found.values():
+        assert ready["compile_s"] > 0 and 0 <= ready["top1_agreement_pct"] <= 100
+        assert first["items_per_s"] > 0 and second["items_per_s"] > 0
+        assert len(first["latency_samples_s"]) == 3 and len(second["latency_samples_s"]) == 2
+    assert found["tcmalloc"][0]["top1_agreement_pct"] == found["glibc"][0]["top1_agreement_pct"]
+
+
+def test_a_child_expecting_tcmalloc_without_the_preload_refuses():
+    """An ignored preload cannot pass as tcmalloc: the child checks the map before it builds."""
+    env = clean_env()
+    env.pop("LD_PRELOAD", None)
+    done = run(NAME, *CHILD, "--expect", "/nonexistent/libtcmalloc_minimal.so.4", env=env)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert 'CHILD {"error": "libtcmalloc_minimal.so.4 is not mapped although LD_PRELOAD=None"}' in done.stdout
+
+
+def test_without_tcmalloc_the_allocator_rows_say_how_to_install_it():
+    snippet = load_snippet(NAME)
+    missing = "/nonexistent/libtcmalloc_minimal.so.4"
+    for step in ("int8 glibc", "int8 tcmalloc"):  # the control is not measured without what it controls
+        reason = snippet.not_run_reason(step, quick=False, bf16=True, tcmalloc=missing)
+        assert reason == (f"not run: tcmalloc not found (tried {missing}); "
+                          "Debian/Ubuntu: apt install libtcmalloc-minimal4")
+    assert snippet.not_run_reason("int8", quick=False, bf16=True, tcmalloc=missing) is None
+    assert snippet.not_run_reason("int8 tcmalloc", quick=False, bf16=True, model="transformer") == \
+        "not run: ResNet-50 only"

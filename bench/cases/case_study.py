@@ -28,7 +28,11 @@ TRAINING = "Training: time to the naive loop's held-out accuracy"
 
 
 SIDE_NAMES = {"package": "AOTInductor package", "package bf16": "AOTInductor package bf16",
-              "package int8": "AOTInductor package int8"}
+              "package int8": "AOTInductor package int8",
+              "int8 glibc": "int8, glibc, fresh process", "int8 tcmalloc": "int8, tcmalloc, fresh process"}
+# step 7's allocator rows: {row: its step number}; tcmalloc is compared with its control, glibc's malloc
+# in a fresh process, not with step 7 (which ran in the benchmark's own process)
+ALLOCATOR_STEPS = {"int8 glibc": 7.6, "int8 tcmalloc": 7.7}
 # The other runtimes, full mode only (snippets/case_study_resnet50_runtimes.py):
 # {row: (runtime, precision, the PyTorch step it sits beside)}
 PEERS = {"ONNX Runtime fp32": ("onnxruntime", "fp32", "compile"),
@@ -208,8 +212,10 @@ def record(session, case, rows: list[dict], throughput: str, latency: str) -> No
         # 5, another runtime after the PyTorch step of its precision (compared_step)
         compared = PEERS[row["step"]][2] if row["step"] in PEERS else case.SIDE_ROWS.get(row["step"], (None, None))[1]
         offset = 1.6 + 0.1 * list(PEERS).index(row["step"]) if row["step"] in PEERS else 1.5
-        params = {"step": index or case.STEPS.index(compared) + offset,
-                  "compared_step": case.STEPS.index(compared) + 1 if row["step"] in PEERS else None,
+        step = index or ALLOCATOR_STEPS.get(row["step"]) or case.STEPS.index(compared) + offset
+        params = {"step": step,
+                  "compared_step": case.STEPS.index(compared) + 1 if row["step"] in PEERS
+                  else ALLOCATOR_STEPS.get(compared),
                   "tuned_path": taken, "precision": row["precision"], "batch": row["batch"],
                   "size": row["size"], "gflops": row["gflops"],
                   "share_of_peak": row["gflops"] / peak if peak else None,
@@ -217,6 +223,8 @@ def record(session, case, rows: list[dict], throughput: str, latency: str) -> No
                   "max_abs_logit_diff": row["max_abs_logit_diff"], "p99_s": row["p99_s"],
                   "compile_s": row["compile_s"], "load_s": row["load_s"], "package_mb": row["package_mb"],
                   "num_threads": cores}
+        if row["step"] in ALLOCATOR_STEPS:  # which allocator the child had mapped
+            params["allocator"] = row["allocator"]
         baseline = row["step"] == "naive"
         # spread: the IQR over the rounds (throughput) and over the pooled batch-1 calls (latency)
         session.record(throughput, label(row["step"], index), row["items_per_s"], "samples/s",
