@@ -575,7 +575,7 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
     calibration = inputs(16, seed=4)  # int8's ranges, recorded on 16 fixed inputs
     for step in [s for s in (*STEPS, *SIDE_ROWS) if s in steps or SIDE_ROWS.get(s, ("",))[0] in steps] + [*peers]:
         precision = peers[step][1] if step in peers else "bf16" if step in ("bf16", BF16_EAGER, PACKAGE_BF16) \
-            else "int8" if step in ("int8", PACKAGE_INT8) else "fp32"
+            else "int8" if step in ("int8", PACKAGE_INT8, *ALLOCATOR_ROWS) else "fp32"
         row = {"step": step, "batch": batch, "precision": precision,
                "size": size, "gflop_per_item": flop / 1e9, "items_per_s": None, "p50_s": None,
                "p99_s": None, "gflops": None, "top1_agreement_pct": None, "max_abs_logit_diff": None,

@@ -59,9 +59,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.matrix)
         if long_program(item, params):
             item.add_marker(pytest.mark.slow)
-        group = shared_group(item, params)
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
     path = config.getoption("--release-fingerprints")
     if path:
         Path(path).write_text(json.dumps({item.nodeid: releases.fingerprint(item) for item in items
@@ -79,25 +76,6 @@ def long_program(item, params: dict) -> bool:
             or any(words <= set(name.split("_")) for name in PAGE_ARGS)
             or (any(value in PAGE_ARGS for value in params.values() if isinstance(value, str))
                 and any(f"{runner}(" in source(item) for runner in ("run_shared", "run_isolated"))))
-
-
-def shared_group(item, params: dict) -> str | None:
-    """The xdist group (pytest.ini: --dist loadgroup) of a test that reads a run made once and
-    shared by key (tests/running.shared): the quick benchmark, the site build, a --quick snippet
-    run of PAGE_ARGS (its module's `quick` fixture, or run_shared given its name). One group runs
-    on one worker, so the other worker goes on with other tests instead of waiting on the lock
-    while the run is made."""
-    names = getattr(item, "fixturenames", ())
-    if "quick_run" in names:
-        return "bench --quick"
-    if "built_site" in names:
-        return "mkdocs build"
-    words = set(Path(str(item.fspath)).stem.removeprefix("test_").split("_"))
-    module = next((name for name in PAGE_ARGS if words <= set(name.split("_"))), None)
-    if module and "quick" in names:
-        return module
-    given = next((value for value in params.values() if isinstance(value, str) and value in PAGE_ARGS), None)
-    return given if given and "run_shared(" in source(item) else None
 
 
 def source(item) -> str:

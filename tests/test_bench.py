@@ -223,3 +223,21 @@ def test_update_reference_only_replaces_those_techniques_rows():
     assert out["measured_separately"]["b"]["created"] == "now"
     with pytest.raises(ValueError, match="one reference, one torch release"):
         merged(reference, {**run, "machine": {"torch": "2.15.0"}})
+
+
+def test_no_case_study_row_exceeds_the_peak_of_its_precision():
+    """A row above its precision's peak is a harness bug (a precision mislabelled, a wrong count
+    of work): every case-study row's share of the peak stays below it, and a row of an int8 or
+    bf16 step or side row is labelled with that precision, so its share is of the right peak."""
+    checked = 0
+    for reference in load_all():
+        for row in reference["results"]:
+            p = row["params"]
+            if not row["id"].startswith("case_study/") or "gflops" not in p:
+                continue
+            named = [precision for precision in ("int8", "bf16") if precision in row["label"]]
+            assert p["precision"] == (named[0] if named else p["precision"]), (reference["machine"]["cpu_model"], row["id"])
+            if p.get("share_of_peak") is not None:
+                assert p["share_of_peak"] <= 1.0, (reference["machine"]["cpu_model"], row["id"], p["share_of_peak"])
+                checked += 1
+    assert checked
