@@ -288,6 +288,8 @@ def test_profile_option_prints_each_rows_split():
     assert list(split)[:2] == ["PyTorch eager", "OpenVINO fp32"], result.stdout
     for name, cells in split.items():
         conv, other, around, whole = map(float, cells[:4])
-        assert conv > 0 and other >= 0 and abs(conv + other + around - whole) <= 0.1 * whole, (name, conv, other, around, whole)
+        # medians of the parts need not add up to the median call (the median of sums is not the sum of
+        # medians): 12% apart for OpenVINO int8 once in a full suite on two busy cores, so 15%
+        assert conv > 0 and other >= 0 and abs(conv + other + around - whole) <= 0.15 * whole, (name, conv, other, around, whole)
         # oneDNN's kernels: PyTorch's, within its convolutions; a dash for a runtime
         assert (0 <= float(cells[4]) <= conv) if name.startswith("PyTorch") else cells[4] == "-", (name, cells)
