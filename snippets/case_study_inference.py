@@ -1,7 +1,7 @@
 """From naive to fast: inference on a CPU, one cumulative step at a time, measured side by side,
 for ResNet-50 or a BERT-base-shaped transformer text classifier.
 
-python case_study_inference.py                      # ResNet-50, 224x224, all steps: about 5 minutes on 2 cores
+python case_study_inference.py                      # ResNet-50, 224x224, all steps: 8 minutes on the 2-core Xeon with AMX
 python case_study_inference.py --quick              # 64x64, no compile: well under a minute
 python case_study_inference.py --model transformer  # 128-token sequences
 python case_study_inference.py --steps batching,compile --batch 8
