@@ -34,9 +34,10 @@ PACKAGES = (PACKAGE, PACKAGE_BF16, PACKAGE_INT8)
 # side rows: step 7 in a fresh process each, with tcmalloc preloaded and with glibc's malloc (its control)
 INT8_GLIBC, INT8_TCMALLOC = "int8 glibc", "int8 tcmalloc"
 ALLOCATOR_ROWS = {INT8_GLIBC: None, INT8_TCMALLOC: "tcmalloc"}  # {row: the allocator its child preloads}
+INT8_SCRIPT = "int8 TorchScript"  # a side row: step 7's int8 through FX quantization and TorchScript (deprecated)
 SIDE_ROWS = {BF16_EAGER: ("bf16", "channels_last"), PACKAGE: ("compile", "compile"),  # run with, compared with
              PACKAGE_BF16: ("bf16", "bf16"), PACKAGE_INT8: ("int8", "int8"),
-             INT8_GLIBC: ("int8", "int8"), INT8_TCMALLOC: ("int8", INT8_GLIBC)}
+             INT8_GLIBC: ("int8", "int8"), INT8_TCMALLOC: ("int8", INT8_GLIBC), INT8_SCRIPT: ("int8", "int8")}
 # Where the packages put tcmalloc (Debian/Ubuntu: apt install libtcmalloc-minimal4; conda: conda
 # install gperftools): the first that exists is preloaded, unless --tcmalloc names another
 TCMALLOC = [f"/usr/lib/{platform.machine()}-linux-gnu/libtcmalloc_minimal.so.4", "/usr/lib64/libtcmalloc_minimal.so.4",
@@ -130,7 +131,7 @@ MODELS = {
                     "build": make_text_classifier, "inputs": make_tokens, "item": "sequence",
                     "sizes": "{0}-token sequences", "full": 128, "quick": 32,
                     "skip": {"channels_last": "not run: no convolutions",
-                             **{name: "not run: ResNet-50 only" for name in (*PACKAGES, *ALLOCATOR_ROWS)}},
+                             **{name: "not run: ResNet-50 only" for name in (*PACKAGES, *ALLOCATOR_ROWS, INT8_SCRIPT)}},
                     "steps": {"bf16": lambda model: bf16_weights_compiled(model)}},  # see bf16_weights_compiled
 }
 
@@ -310,6 +311,34 @@ def native_int8() -> bool:
     flags, capped = cpu_flags(), torch.backends.cpu.get_cpu_capability() in ("DEFAULT", "AVX2")
     return (bool({"avx512_vnni", "amx_int8"} & flags) and not capped) or "avx_vnni" in flags
 # --8<-- [end:int8]
+
+
+# --8<-- [start:int8_script]
+def int8_torchscript(model: torch.nn.Module, calibration: torch.Tensor):
+    """A side row beside step 7: static int8 through the older path torch still ships, FX graph
+    mode quantization with the oneDNN engine's default settings, traced and frozen in TorchScript.
+    Both are deprecated (TorchScript warns so), but its int8 convolutions (quantized::conv2d) keep
+    their oneDNN primitive beside the packed weights, where step 7's compiled ones build it on every
+    call. The engine is set for the conversion only: the packed weights keep theirs."""
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    engine, torch.backends.quantized.engine = torch.backends.quantized.engine, "onednn"
+    try:
+        prepared = prepare_fx(copy.deepcopy(model).eval(), get_default_qconfig_mapping("onednn"),
+                              example_inputs=(calibration[:1],))
+        with torch.no_grad():
+            for chunk in calibration.split(8):
+                prepared(chunk)
+            scripted = torch.jit.freeze(torch.jit.trace(convert_fx(prepared), calibration[:1]).eval())
+    finally:
+        torch.backends.quantized.engine = engine
+
+    def predict(batch: torch.Tensor) -> torch.Tensor:
+        with torch.inference_mode():
+            return scripted(batch)
+    return predict
+# --8<-- [end:int8_script]
 
 
 # --8<-- [start:package]
@@ -521,6 +550,8 @@ def not_run_reason(step: str, quick: bool, bf16: bool, model: str = "resnet50",
         return "not run in --quick"
     if step in ("bf16", BF16_EAGER, PACKAGE_BF16) and not bf16:
         return "not run: no native bf16"
+    if step == INT8_SCRIPT and "onednn" not in torch.backends.quantized.supported_engines:
+        return "not run: this torch has no oneDNN quantized engine"
     if step in ALLOCATOR_ROWS and not sys.platform.startswith("linux"):
         return "not run: LD_PRELOAD and /proc/self/maps are Linux-only"
     if step in ALLOCATOR_ROWS and find_tcmalloc(tcmalloc) is None:
@@ -533,7 +564,7 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
                   log=print, progress=lambda step: None, peers: dict | None = None,
                   model_name: str = "resnet50", inspect=None, tcmalloc: str | None = None) -> list[dict]:
     """Measure the chosen steps (names from STEPS; a step brings its side rows: "bf16" the
-    "bf16 eager" row, "int8" its package and the two allocator rows, step 7 in a fresh process
+    "bf16 eager" row, "int8" its package, its TorchScript row and the two allocator rows, step 7 in a fresh process
     each, with tcmalloc (found in TCMALLOC, or the path tcmalloc) and with glibc's malloc)
     of the model (a key of MODELS) and return one dict per row, in table order. log(line) gets
     the lines printed above the table; progress(step) is called as each step starts. peers:
@@ -575,7 +606,7 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
     calibration = inputs(16, seed=4)  # int8's ranges, recorded on 16 fixed inputs
     for step in [s for s in (*STEPS, *SIDE_ROWS) if s in steps or SIDE_ROWS.get(s, ("",))[0] in steps] + [*peers]:
         precision = peers[step][1] if step in peers else "bf16" if step in ("bf16", BF16_EAGER, PACKAGE_BF16) \
-            else "int8" if step in ("int8", PACKAGE_INT8, *ALLOCATOR_ROWS) else "fp32"
+            else "int8" if step in ("int8", PACKAGE_INT8, *ALLOCATOR_ROWS, INT8_SCRIPT) else "fp32"
         row = {"step": step, "batch": batch, "precision": precision,
                "size": size, "gflop_per_item": flop / 1e9, "items_per_s": None, "p50_s": None,
                "p99_s": None, "gflops": None, "top1_agreement_pct": None, "max_abs_logit_diff": None,
@@ -609,6 +640,7 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
             predict = peers[step][0](model, calibration)
         else:
             predict = int8_compiled(model, calibration) if step == "int8" else \
+                int8_torchscript(model, calibration) if step == INT8_SCRIPT else \
                 spec.get("steps", {}).get(step, FACTORIES[step])(model)  # a model's own version of a step
         ready = time.perf_counter() - start
         # naive and inference_mode take one image at a time; batching's sweep is the one above
@@ -620,7 +652,7 @@ def measure_steps(steps=STEPS, quick: bool = False, batch: int | None = None, si
                 start = time.perf_counter()
                 predict(inputs(n))
                 first[n] = time.perf_counter() - start
-        if step in COMPILED or step in peers:  # building, and compiling the two shapes measured below
+        if step in (*COMPILED, INT8_SCRIPT) or step in peers:  # building, and compiling the two shapes measured below
             row["compile_s"] = ready + first[row["batch"]] + (first[1] if row["batch"] != 1 else 0.0)
         row["top1_agreement_pct"], row["max_abs_logit_diff"] = parity(
             reference, all_logits(predict, parity_images, row["batch"]))
@@ -659,14 +691,14 @@ def print_table(rows: list[dict], parity_items: int, item: str = "image") -> Non
         STEPS[STEPS.index(step) - 1] if STEPS.index(step) else None)
     ratio = lambda a, b: f"{a / b:.2f}x" if a and b else "-"
 
-    print(f"\n{'step':22}{'batch':>6}{item + 's/s':>12}{'x naive':>9}{'x prev':>8}{'GFLOP/s':>9}"
+    print(f"\n{'step':26}{'batch':>6}{item + 's/s':>12}{'x naive':>9}{'x prev':>8}{'GFLOP/s':>9}"
           f"{'p50 ms':>9}{'x naive':>9}{'p99 ms':>9}")
     for r in rows:
         if not r["run"]:
-            print(f"{label(r['step']):22} {r['reason']}")
+            print(f"{label(r['step']):26} {r['reason']}")
             continue
         before = by_step.get(previous(r["step"]))
-        print(f"{label(r['step']):22}{r['batch']:6d}{r['items_per_s']:12.1f}"
+        print(f"{label(r['step']):26}{r['batch']:6d}{r['items_per_s']:12.1f}"
               f"{ratio(r['items_per_s'], base and base['items_per_s']):>9}"
               f"{ratio(r['items_per_s'], before and before['items_per_s']):>8}{r['gflops']:9.1f}"
               f"{r['p50_s'] * 1e3:9.1f}{ratio(base and base['p50_s'], r['p50_s']):>9}{r['p99_s'] * 1e3:9.1f}")
@@ -675,6 +707,9 @@ def print_table(rows: list[dict], parity_items: int, item: str = "image") -> Non
             took = f"{r['compile_s']:.1f} s (batch {r['batch']} and batch 1), not in the times above" \
                 if r["run"] else r["reason"]
             print(f"compile time, {label(r['step']).strip()}: {took}")
+        if r["step"] == INT8_SCRIPT:
+            print(f"{r['step']}: quantized, traced and frozen in {r['compile_s']:.1f} s (batch {r['batch']} and batch 1), "
+                  f"not in the times above" if r["run"] else f"{r['step']}: {r['reason']}")
         if r["step"] in PACKAGES:
             print(f"{r['step']}: built in {r['compile_s']:.1f} s, {r['package_mb']:.0f} MB; loaded and answering in a new "
                   f"process in {r['load_s']:.2f} s" if r["run"] else f"{r['step']}: {r['reason']}")
@@ -690,9 +725,9 @@ def print_table(rows: list[dict], parity_items: int, item: str = "image") -> Non
           f"top-1 agreement, max |logit difference|")
     for r in rows:
         if r["run"]:
-            print(f"  {label(r['step']):22}{r['top1_agreement_pct']:6.1f}%  {r['max_abs_logit_diff']:.1e}")
+            print(f"  {label(r['step']):26}{r['top1_agreement_pct']:6.1f}%  {r['max_abs_logit_diff']:.1e}")
         else:
-            print(f"  {label(r['step']):22} {r['reason']}")
+            print(f"  {label(r['step']):26} {r['reason']}")
 
 
 def parse_args() -> argparse.Namespace:

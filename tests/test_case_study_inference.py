@@ -74,6 +74,7 @@ def test_quick_run_has_every_step_measured_or_marked_not_run(quick):
     for step in ("int8 glibc", "int8 tcmalloc"):  # step 7's allocator rows come with it
         assert table_row(quick, step) == "not run in --quick" and parity_row(quick, step) == "not run in --quick"
     assert "tcmalloc against glibc malloc, step 7 in a fresh process each: not run in --quick" in quick
+    assert table_row(quick, "int8 TorchScript") == "not run in --quick" and "int8 TorchScript: not run in --quick" in quick
     naive = table_row(quick, "naive").split()
     assert naive[2] == "1.00x" and naive[3] == "-" and naive[6] == "1.00x"  # naive against itself
 
@@ -212,5 +213,30 @@ def test_without_tcmalloc_the_allocator_rows_say_how_to_install_it():
         assert reason == (f"not run: tcmalloc not found (tried {missing}); "
                           "Debian/Ubuntu: apt install libtcmalloc-minimal4")
     assert snippet.not_run_reason("int8", quick=False, bf16=True, tcmalloc=missing) is None
-    assert snippet.not_run_reason("int8 tcmalloc", quick=False, bf16=True, model="transformer") == \
-        "not run: ResNet-50 only"
+    for step in ("int8 tcmalloc", "int8 TorchScript"):
+        assert snippet.not_run_reason(step, quick=False, bf16=True, model="transformer") == "not run: ResNet-50 only"
+
+
+def test_the_torchscript_row_is_int8_like_step_7_for_any_batch():
+    """The TorchScript side row (FX quantization, oneDNN engine, traced at batch 1 and frozen):
+    a batch of six and the same images one at a time are both as near fp32's logits as step 7's
+    int8 graph is (a trace fixed to the batch it was traced with would fail or give garbage; the
+    two need not match bit for bit, as oneDNN picks other kernels for another batch), and the
+    process's quantized engine is left as it was."""
+    import torch
+
+    snippet = load_snippet(NAME)
+    model = snippet.make_resnet50(64)
+    calibration, images = snippet.make_images(16, 64, seed=4), snippet.make_images(6, 64, seed=3)
+    engine = torch.backends.quantized.engine
+    predict = snippet.int8_torchscript(model, calibration)
+    assert torch.backends.quantized.engine == engine
+    with torch.inference_mode():
+        reference = model(images)
+        step_7 = snippet.int8_model(model, calibration)(images)  # the same calibration through PT2E, eager
+    batched = predict(images)
+    one_by_one = torch.cat([predict(image[None]) for image in images])
+    assert batched.shape == one_by_one.shape == reference.shape
+    error = lambda logits: float((logits - reference).norm() / reference.norm())  # noqa: E731
+    for logits in (batched, one_by_one):
+        assert 0 < error(logits) < max(2 * error(step_7), 0.05), (error(logits), error(step_7))

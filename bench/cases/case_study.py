@@ -29,10 +29,13 @@ TRAINING = "Training: time to the naive loop's held-out accuracy"
 
 SIDE_NAMES = {"package": "AOTInductor package", "package bf16": "AOTInductor package bf16",
               "package int8": "AOTInductor package int8",
-              "int8 glibc": "int8, glibc, fresh process", "int8 tcmalloc": "int8, tcmalloc, fresh process"}
+              "int8 glibc": "int8, glibc, fresh process", "int8 tcmalloc": "int8, tcmalloc, fresh process",
+              "int8 TorchScript": "int8, FX quantization, TorchScript"}
 # step 7's allocator rows: {row: its step number}; tcmalloc is compared with its control, glibc's malloc
 # in a fresh process, not with step 7 (which ran in the benchmark's own process)
 ALLOCATOR_STEPS = {"int8 glibc": 7.6, "int8 tcmalloc": 7.7}
+# the side rows' numbers where two sit beside one step: step 7's package is 7.5, its TorchScript row after the allocators
+SIDE_STEPS = {**ALLOCATOR_STEPS, "int8 TorchScript": 7.8}
 # The other runtimes, full mode only (snippets/case_study_resnet50_runtimes.py):
 # {row: (runtime, precision, the PyTorch step it sits beside)}
 PEERS = {"ONNX Runtime fp32": ("onnxruntime", "fp32", "compile"),
@@ -212,7 +215,7 @@ def record(session, case, rows: list[dict], throughput: str, latency: str) -> No
         # 5, another runtime after the PyTorch step of its precision (compared_step)
         compared = PEERS[row["step"]][2] if row["step"] in PEERS else case.SIDE_ROWS.get(row["step"], (None, None))[1]
         offset = 1.6 + 0.1 * list(PEERS).index(row["step"]) if row["step"] in PEERS else 1.5
-        step = index or ALLOCATOR_STEPS.get(row["step"]) or case.STEPS.index(compared) + offset
+        step = index or SIDE_STEPS.get(row["step"]) or case.STEPS.index(compared) + offset
         params = {"step": step,
                   "compared_step": case.STEPS.index(compared) + 1 if row["step"] in PEERS
                   else ALLOCATOR_STEPS.get(compared),
