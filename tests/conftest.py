@@ -5,7 +5,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -130,34 +129,16 @@ def built_site():
     return site
 
 
-def quick_bench() -> dict:
-    """`python -m bench --quick` once per test session (tests/running.shared: the first caller runs
-    it, any other waits on its lock and reads the result)."""
+@pytest.fixture(scope="session")
+def quick_run():
+    """One `python -m bench --quick` for the whole test run, shared by xdist workers like the
+    snippet runs: (completed process, results, path of the results file)."""
     out = Path(os.environ[RUN_CACHE_ENV]) / "bench-quick.json"
 
     def quick() -> dict:
         return as_dict(subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT,
                                       env=clean_env(), capture_output=True, text=True, timeout=900))
 
-    return shared(["bench --quick"], quick)
-
-
-def pytest_collection_finish(session):
-    """Start the quick benchmark (two minutes on two cores) as collection ends, in a thread, when
-    a selected test reads it: its readers then find it done or nearly, where before one xdist
-    worker sat idle on the run's lock while the other ran it. Every worker starts the thread; the
-    lock makes it one run. Not for --collect-only (the release fingerprints collect)."""
-    if session.config.option.collectonly:
-        return
-    if any("quick_run" in getattr(item, "fixturenames", ()) for item in session.items):
-        threading.Thread(target=quick_bench, name="quick-bench", daemon=True).start()
-
-
-@pytest.fixture(scope="session")
-def quick_run():
-    """The quick benchmark's run for the whole test run, shared by xdist workers like the snippet
-    runs: (completed process, results, path of the results file)."""
-    result = as_result(quick_bench())
-    out = Path(os.environ[RUN_CACHE_ENV]) / "bench-quick.json"
+    result = as_result(shared(["bench --quick"], quick))
     assert result.returncode == 0, result.stderr[-3000:]
     return result, json.loads(out.read_text()), out
