@@ -152,8 +152,10 @@ def test_a_profiled_call_splits_into_parts_that_add_up(engine, small_int8):
     if engine == "OpenVINO" and min(found["around the operators"]) < 0:
         # Seen on a Xeon with AMX and in CI (2026-12-05): OpenVINO's executed nodes' real times added
         # up to more than the infer() call around them, so "around the operators" came out negative
-        # (nodes overlapping? the counters' own cost?). Not understood yet: a known failure, shown
-        # as one, not a pass; the recorded Zen 4 profile on the page did not have it.
+        # (seen in a reference recording too). ov::ProfilingInfo's documentation says why: with nodes
+        # run in parallel their times can add up to more than the inference, so subtraction cannot
+        # give OpenVINO's time around the operators (the page says so). A known limit of the method,
+        # shown as an expected failure, not a pass.
         pytest.xfail("OpenVINO's node times exceeded the call: around the operators (ms) "
                      + ", ".join(f"{v * 1e3:.2f}" for v in found["around the operators"]))
     for i in range(5):
