@@ -73,15 +73,18 @@ def _(m):
                            "paid on every kind, and the most\n   of any step on every kind but the Xeon with AMX")
 @claim("naive-to-fast.zh.md", "把批次放在内存中、不再用每轮都启动工作进程的 `DataLoader`，在每种 CPU 上都有效，除带 AMX 的 Xeon 外都是收益最大的一步")
 @claim("naive-to-fast.md", "**Taking the data out of the `DataLoader` paid on every kind**, and the most of any step on\n  "
-                           "every kind but the Xeon with AMX, where Adam's fewer epochs paid more")
-@claim("naive-to-fast.zh.md", "**把数据从 `DataLoader` 中拿出来在每种 CPU 上都有效**，除带 AMX 的 Xeon 外都是收益最大的一步；在带 AMX 的 Xeon 上，Adam 减少的轮数收益更大")
+                           "every kind but the Xeon with AMX, where the order of the gains changes from run to run")
+@claim("naive-to-fast.zh.md", "**把数据从 `DataLoader` 中拿出来在每种 CPU 上都有效**，除带 AMX 的 Xeon 外都是收益最大的一步；在带 AMX 的 Xeon 上，各步收益的大小顺序每次运行都会变")
 def _(m):
+    """Half again as fast or more on every kind, and the largest gain on every kind but the AMX Xeon,
+    whose ~1 s steps have put it first in one recording and Adam first in two (not checked here:
+    the references hold one run)."""
     def gains(k):
         steps = [s for s in ("2-in-memory", "3-optimiser", "4-channels-last", "5-bf16") if TRAIN + s in m.rows[k]]
         return [m.ratio(k, TRAIN + "2-in-memory")] + [m.between(k, TRAIN + b, TRAIN + a) for a, b in zip(steps, steps[1:])]
     amx = m.kinds(AMX_XEON)
-    return all(gains(k)[0] > 1.5 and (gains(k)[0] == max(gains(k))) == (k not in amx) for k in _kinds(m, TRAIN)) and all(
-        m.between(k, TRAIN + "3-optimiser", TRAIN + "2-in-memory") > gains(k)[0] for k in amx)
+    return all(gains(k)[0] > 1.5 for k in _kinds(m, TRAIN)) and all(
+        gains(k)[0] == max(gains(k)) for k in _kinds(m, TRAIN) if k not in amx)
 
 
 @claim("naive-to-fast.md", "`channels_last` paid on every kind too,\n   bf16 on the Zen 5 and the Xeon with AMX, and compiling lost in a run of seconds")
@@ -137,7 +140,7 @@ def _(m):
     package = "aotinductor-package-side-row"
     return all(m.param(k, R + package, "load_s") < m.param(k, R + "5-compile", "compile_s") / 5
                and m.param(k, R + package, "top1_agreement_pct") == 100
-               and 0.95 < m.between(k, R + package, R + "5-compile") < 1.05
+               and 0.93 < m.between(k, R + package, R + "5-compile") < 1.07  # a few percent: 0.96-1.06 in three AMX runs
                and m.ratio(k, RL + "4-channels-last") < m.ratio(k, RL + package) < m.ratio(k, RL + "5-compile")
                for k in _kinds(m))
 
@@ -170,21 +173,46 @@ def _(m):
 
 
 @claim("naive-to-fast.md", "tcmalloc paid for step 7 on the Xeon with AMX, the one kind that has measured these two rows so\nfar")
-@claim("naive-to-fast.md", "With tcmalloc, step 7 was PyTorch's fastest row in both regimes there.")
+@claim("naive-to-fast.md", "With tcmalloc, step 7 was PyTorch's fastest row in throughput there; at batch 1 the TorchScript row was faster still.")
 @claim("naive-to-fast.zh.md", "tcmalloc 对步骤 7 有效，这是在带 AMX 的 Xeon 上测得的，目前只有这种 CPU 测过这两行")
-@claim("naive-to-fast.zh.md", "用上 tcmalloc 后，步骤 7 在那台机器上的两种场景下都是 PyTorch 最快的一行。")
+@claim("naive-to-fast.zh.md", "用上 tcmalloc 后，步骤 7 在那台机器上是吞吐量最高的 PyTorch 行；批大小为 1 时，TorchScript 那一行还要更快。")
 def _(m):
     """tcmalloc against its control, glibc's malloc, step 7 in a fresh process each: faster in both
     regimes by more than the 5% two runs of a row differ by, tcmalloc found mapped in its child and
-    glibc's malloc in the control's; and the fastest PyTorch row of each regime."""
+    glibc's malloc in the control's; PyTorch's fastest row in throughput, and at batch 1 behind
+    the TorchScript row only."""
     tcmalloc, glibc = "int8-tcmalloc-fresh-process-side-row", "int8-glibc-fresh-process-side-row"
     kinds = m.having(R + tcmalloc)
     return kinds == m.kinds(AMX_XEON) and all(
         m.between(k, g + tcmalloc, g + glibc) > 1.05
         and "libtcmalloc" in m.row(k, g + tcmalloc)["params"]["allocator"]
         and m.row(k, g + glibc)["params"]["allocator"] == "glibc malloc"
-        and _fastest_pytorch(m, k, g) == g + tcmalloc
-        for k in kinds for g in (R, RL))
+        for k in kinds for g in (R, RL)) and all(
+        _fastest_pytorch(m, k, R) == R + tcmalloc and _fastest_pytorch(m, k, RL) == RL + TORCHSCRIPT
+        and m.between(k, RL + TORCHSCRIPT, RL + tcmalloc) > 1 for k in kinds)
+
+
+TORCHSCRIPT = "int8-fx-quantization-torchscript-side-row"
+
+
+@claim("naive-to-fast.md", "On the Xeon with\nAMX, the one kind that has measured this row so far, it answered a single image")
+@claim("naive-to-fast.md", "as fast as step 7")
+@claim("naive-to-fast.md", "the\nfastest of PyTorch's rows at batch 1 there, while its throughput was")
+@claim("naive-to-fast.md", "OpenVINO's int8 still answered")
+@claim("naive-to-fast.zh.md", "在带 AMX 的 Xeon 上（目前只有这种 CPU 测过这一行），它处理单张图像的速度是步骤 7 的")
+@claim("naive-to-fast.zh.md", "是那台机器上批大小为 1 时 PyTorch 最快的一行；而它的吞吐量只有步骤 7 的")
+@claim("naive-to-fast.zh.md", "OpenVINO 的 int8 回答得仍然是它的")
+def _(m):
+    """The TorchScript row (the eager int8 operators, primitives kept): faster than step 7 at batch 1
+    by more than the run-to-run 5% and PyTorch's fastest row there, slower in throughput, and
+    OpenVINO's int8 faster than it at batch 1."""
+    kinds = m.having(RL + TORCHSCRIPT)
+    return kinds == m.kinds(AMX_XEON) and all(
+        m.between(k, RL + TORCHSCRIPT, RL + "7-int8") > 1.2
+        and _fastest_pytorch(m, k, RL) == RL + TORCHSCRIPT
+        and m.between(k, R + TORCHSCRIPT, R + "7-int8") < 0.95
+        and m.between(k, RL + "openvino-int8-other-runtime", RL + TORCHSCRIPT) > 1.2
+        for k in kinds)
 
 
 @claim("naive-to-fast.md", "On every kind the fp32 steps agreed on every image")
