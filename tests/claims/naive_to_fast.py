@@ -305,9 +305,10 @@ def _(m):
 
 
 @claim("naive-to-fast.md", "On the Zen 4 PyTorch's int8 call lost on both counts")
-@claim("naive-to-fast.md", "more than twice what either runtime spent there. The convolutions are the larger part of the\ngap")
+@claim("naive-to-fast.md", "more than twice what ONNX Runtime spent there (OpenVINO's time there, found by subtraction, can come out too\n"
+                           "small, as said above). The convolutions are the larger part of the gap")
 @claim("naive-to-fast.zh.md", "在 Zen 4 上，PyTorch 的 int8 调用在两方面都落后")
-@claim("naive-to-fast.zh.md", "是两个运行时在这部分所花时间的两倍以上。差距的大头在卷积")
+@claim("naive-to-fast.zh.md", "是 ONNX Runtime 在这部分所花时间的两倍以上（OpenVINO 这部分的时间是减出来的，如上所述可能偏小）。差距的大头在卷积")
 def _(m):
     def part(k, engine, name):
         return PROFILE.format(engine, name)
@@ -315,19 +316,22 @@ def _(m):
 
     def gap(k, name, runtime):  # PyTorch's part minus the runtime's, in seconds per call
         return m.median(k, part(k, "pytorch-step-7", name)) - m.median(k, part(k, runtime, name))
+    # OpenVINO's time around the operators is the call less its node times, which can overlap
+    # (ov::ProfilingInfo): too small, so only a bound; the sentence compares it with ONNX Runtime's
     return all(
         m.between(k, part(k, "pytorch-step-7", "convolutions"), part(k, rt, "convolutions")) > 1.1
-        and m.between(k, part(k, "pytorch-step-7", "around-the-operators"), part(k, rt, "around-the-operators")) > 2
         and gap(k, "convolutions", rt) > gap(k, "around-the-operators", rt)
-        for k in kinds for rt in ("onnx-runtime", "openvino"))
+        for k in kinds for rt in ("onnx-runtime", "openvino")) and all(
+        m.between(k, part(k, "pytorch-step-7", "around-the-operators"), part(k, "onnx-runtime", "around-the-operators")) > 2
+        for k in kinds)
 
 
 @claim("naive-to-fast.md", "On the Xeon with AMX the order of the convolutions changed")
-@claim("naive-to-fast.md", "more than three times what either runtime spent there. Against OpenVINO the convolutions are\n"
-                           "still the larger part of the gap; against ONNX Runtime, PyTorch spent less in its operators and more\n"
+@claim("naive-to-fast.md", "more than three times what ONNX Runtime spent there (and more than OpenVINO's time there, which can come out\n"
+                           "too small). Against OpenVINO the convolutions are still the larger part of the gap; against ONNX Runtime, PyTorch spent less in its operators and more\n"
                            "around them, and its whole call still took longer.")
 @claim("naive-to-fast.zh.md", "在带 AMX 的 Xeon 上，卷积的快慢顺序变了")
-@claim("naive-to-fast.zh.md", "是两个运行时在这部分所花时间的三倍以上。与 OpenVINO 相比，差距的大头仍在卷积；与 ONNX Runtime 相比，"
+@claim("naive-to-fast.zh.md", "是 ONNX Runtime 在这部分所花时间的三倍以上（也多于 OpenVINO 这部分的时间，而后者可能偏小）。与 OpenVINO 相比，差距的大头仍在卷积；与 ONNX Runtime 相比，"
                               "PyTorch 在算子里花的时间更少、在算子之外花的更多，整次调用仍然更慢。")
 def _(m):
     def ms(k, engine, name):
@@ -338,7 +342,8 @@ def _(m):
     return all(
         more(k, "onnx-runtime", "pytorch-step-7", "convolutions") > 1
         and 1.7 < more(k, "pytorch-step-7", "openvino", "convolutions") < 2.4
-        and all(more(k, "pytorch-step-7", rt, "around-the-operators") > 3 for rt in ("onnx-runtime", "openvino"))
+        and more(k, "pytorch-step-7", "onnx-runtime", "around-the-operators") > 3
+        and more(k, "pytorch-step-7", "openvino", "around-the-operators") > 1  # OpenVINO's: a bound, see the Zen 4's claim
         and (ms(k, "pytorch-step-7", "convolutions") - ms(k, "openvino", "convolutions")
              > ms(k, "pytorch-step-7", "around-the-operators") - ms(k, "openvino", "around-the-operators"))
         and (ms(k, "pytorch-step-7", "convolutions") + ms(k, "pytorch-step-7", "other-operators")
