@@ -367,17 +367,23 @@ def _check_diagrams(page, kinds: list[str]):
             "the Gantt chart's source text is on the page"
 
 
-# All blocks in one evaluate: a Playwright click and clipboard round trip per block cost
+# All blocks in few evaluates: a Playwright click and clipboard round trip per block cost
 # seconds on a page of twenty blocks. The button is clicked from script after checking a
 # reader could click it (on screen, not covered), which runs the same copy handler. The copy
 # event tells that the click copied something, so the clipboard need not be cleared first.
-COPY_JS = """async () => {
+# Chromium lets script copy only within its transient user activation (about 5 s after a real
+# click): when it has run out, the loop stops at that block, the test clicks that button as a
+# reader does (a real click, which renews the activation) and the loop resumes there.
+COPY_BUTTONS = '.md-content button.md-code__button[data-md-type="copy"]'
+COPY_JS = """async ([selector, start, renewed]) => {
     let copies = 0;
     const count = () => { copies += 1; };
     document.addEventListener('copy', count, true);
     const out = [];
-    for (const button of document.querySelectorAll(
-            '.md-content button.md-code__button[data-md-type="copy"]')) {
+    const buttons = Array.from(document.querySelectorAll(selector));
+    let i = start;
+    for (; i < buttons.length; i++) {
+        const button = buttons[i];
         // Open the tabs and <details> a block sits in, as a reader would before copying it.
         for (let el = button; el; el = el.parentElement) {
             if (el.tagName === 'DETAILS' && !el.open) el.open = true;
@@ -391,6 +397,7 @@ COPY_JS = """async () => {
         const r = button.getBoundingClientRect();
         const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
         const clickable = r.width > 0 && r.height > 0 && !!hit && (hit === button || button.contains(hit));
+        if (!navigator.userActivation.isActive && !(renewed && i === start)) break;
         const before = copies;
         button.click();
         const block = button.closest('.highlight');
@@ -398,8 +405,23 @@ COPY_JS = """async () => {
                   annotated: !!block && !!block.querySelector('.md-annotation')});
     }
     document.removeEventListener('copy', count, true);
-    return out;
+    return {out, next: i, total: buttons.length};
 }"""
+
+
+def _copy_all(page) -> list[dict]:
+    """What each copy button on the page puts on the clipboard, in page order (COPY_JS)."""
+    copies, start, renewed = [], 0, False
+    while True:
+        done = page.evaluate(COPY_JS, [COPY_BUTTONS, start, renewed])
+        copies += done["out"]
+        if done["next"] >= done["total"]:
+            return copies
+        # The activation ran out before block `next` (its tabs and <details> are open by now):
+        # a reader's click on its button renews it, and the loop resumes at that block.
+        start, renewed = done["next"], True
+        page.locator(COPY_BUTTONS).nth(start).click()
+
 
 PROMPT = {"console": re.compile(r"^(\$|#|%|>) "), "bash": re.compile(r"^\$ "),
           "sh": re.compile(r"^\$ "), "shell": re.compile(r"^\$ "), "python": re.compile(r"^>>> ")}
@@ -411,7 +433,7 @@ def _check_copy_buttons(page, page_url: str):
     expected = expected_code_blocks(page_url)
     if expected is None:
         return  # a notebook: its cells have no copy button
-    copies = page.evaluate(COPY_JS)
+    copies = _copy_all(page)
     assert len(copies) == len(expected), (
         f"{len(copies)} code blocks with a copy button but the source has {len(expected)} "
         f"fences ({[b.info for b in expected]}): a fence did not render as code")
