@@ -186,7 +186,25 @@ def style(theme: str, lang: str) -> dict:
             "ytick.color": colors["text"], "axes.edgecolor": colors["grid"], "font.size": 9}
 
 
-def plot(references: list[dict], technique: str, theme: str, path: Path, lang: str = "en") -> None:
+SUBPLOT_PARAMS = ("left", "right", "top", "bottom", "wspace", "hspace")
+
+
+def _lay_out(fig, layout: dict | None, **tight) -> dict:
+    """Lay the figure out as tight_layout does, or as it did for the same figure in the other
+    theme (`layout`: the same text, so the same sizes; tight_layout draws the whole figure to
+    measure it). Returns the layout for the next theme."""
+    if layout is None:
+        fig.tight_layout(**tight)
+        # tight_layout() leaves a placeholder layout engine, for which savefig draws the whole
+        # figure once more before drawing it into the file: none, same file, a quarter less time.
+        fig.set_layout_engine(None)
+        return {name: getattr(fig.subplotpars, name) for name in SUBPLOT_PARAMS}
+    fig.subplots_adjust(**layout)
+    return layout
+
+
+def plot(references: list[dict], technique: str, theme: str, path: Path, lang: str = "en",
+         layout: dict | None = None) -> dict:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -239,12 +257,10 @@ def plot(references: list[dict], technique: str, theme: str, path: Path, lang: s
         handles = [Patch(color=machines[m], label=head) for m, head in enumerate(heads)]
         fig.legend(handles=handles, loc="upper center", ncol=min(n, 3), frameon=False)
         fig.patch.set_alpha(0)
-        fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
-        # tight_layout() leaves a placeholder layout engine, for which savefig draws the whole
-        # figure once more before drawing it into the file: none, same file, a quarter less time.
-        fig.set_layout_engine(None)
+        layout = _lay_out(fig, layout, rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
         fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
         plt.close(fig)
+    return layout
 
 
 def waterfall_groups(references: list[dict]) -> dict[str, list[str]]:
@@ -258,7 +274,8 @@ def waterfall_groups(references: list[dict]) -> dict[str, list[str]]:
     return {group: sorted(steps, key=steps.get) for group, steps in found.items()}
 
 
-def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: str = "en") -> None:
+def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: str = "en",
+              layout: dict | None = None) -> dict:
     """Each cumulative step's factor, one panel per machine that measured the group: a bar from
     where the previous step left the speed-up to where this one takes it (log axis, so each bar's
     length is the step's share of the total gain). A step left out of that machine's tuned path
@@ -318,10 +335,10 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: 
             ax.set_axisbelow(True)
         axes[-1, 0].set_xlabel(say("speed-up over the naive loop, log scale: each bar is one step's factor", lang))
         fig.patch.set_alpha(0)
-        fig.tight_layout()
-        fig.set_layout_engine(None)
+        layout = _lay_out(fig, layout)
         fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
         plt.close(fig)
+    return layout
 
 
 def _path_ratio(rows: dict, order: list[str], index: int) -> float:
@@ -417,9 +434,10 @@ def headline(references: list[dict], lang: str = "en") -> str:
     return Figures(references, lang).headline()
 
 
-def render(references: list[dict], out: Path) -> list[Path]:
+def render(references: list[dict], out: Path, plots: bool = True) -> list[Path]:
     """Write <technique>.md and its two plots per technique, machine.md and headline.md, in English
-    into out and in Chinese into out/zh; return the paths."""
+    into out and in Chinese into out/zh; return the paths. plots=False: the Markdown alone (the
+    tables take a second, the plots most of a minute)."""
     references = sorted(references, key=lambda r: kind_order(r["machine"]))
     measured = [t for t in techniques() if t in {row["technique"] for r in references for row in r["results"]}]
     written = []
@@ -429,14 +447,16 @@ def render(references: list[dict], out: Path) -> list[Path]:
             md = folder / f"{technique}.md"
             md.write_text(page_fragment(references, technique, lang))
             written.append(md)
-            for theme in THEMES:
+            layout = None  # the first theme's, for the others
+            for theme in THEMES if plots else ():
                 svg = folder / f"{technique}-{theme}.svg"
-                plot(references, technique, theme, svg, lang)
+                layout = plot(references, technique, theme, svg, lang, layout)
                 written.append(svg)
         for group, order in waterfall_groups(references).items():
-            for theme in THEMES:
+            layout = None
+            for theme in THEMES if plots else ():
                 svg = folder / f"waterfall-{order[0].split('/')[1]}-{theme}.svg"  # the group's slug in its row ids
-                waterfall(references, group, theme, svg, lang)
+                layout = waterfall(references, group, theme, svg, lang, layout)
                 written.append(svg)
         for name, text in (("machine.md", machine_table(references, lang)), ("headline.md", headline(references, lang))):
             (folder / name).write_text(text)

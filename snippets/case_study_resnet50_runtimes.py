@@ -5,7 +5,7 @@ latency and throughput hints, in fp32, static int8 (calibrated by NNCF) and, whe
 natively, bf16.
 
 python case_study_resnet50_runtimes.py                          # 224x224: about a minute on 2 cores
-python case_study_resnet50_runtimes.py --quick                  # 64x64: seconds
+python case_study_resnet50_runtimes.py --quick                  # 64x64 images, short timings
 python case_study_resnet50_runtimes.py --runtime onnxruntime    # one runtime only
 Needs: pip install onnx==1.23.2 onnxscript==0.7.2 onnxruntime==1.32.0 openvino==2026.4.1 nncf==3.4.0
 """
@@ -326,7 +326,7 @@ def rows_to_run(runtimes: list[str]) -> list[tuple[str, object, str | None]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="64x64 images, short timings: seconds")
+    parser.add_argument("--quick", action="store_true", help="64x64 images, short timings")
     parser.add_argument("--batch", type=int, default=8, help="images per batch for throughput, 2 to 256 (default 8)")
     parser.add_argument("--runtime", choices=[*RUNTIMES, "all"], default="all", help="which runtime(s) to run (default all)")
     parser.add_argument("--profile", action="store_true",

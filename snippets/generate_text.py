@@ -2,7 +2,7 @@
 from a naive loop to weight-only int4, each step's decode speed against the memory-bandwidth bound.
 
 python generate_text.py              # Qwen2.5-0.5B's shape, 128-token prompt, 32 new tokens: minutes
-python generate_text.py --quick      # a tiny decoder of the same architecture: seconds
+python generate_text.py --quick      # a tiny decoder of the same architecture; the compiled steps compile it too
 python generate_text.py --steps kv_cache,bf16 --threads 1
 python generate_text.py --steps int4,llama_q4_0    # PyTorch's int4 beside llama.cpp's on the same weights
 Needs: pip install torch torchao transformers; for the llama.cpp rows llama-cpp-python==0.3.36 gguf==0.19.0
@@ -496,7 +496,7 @@ def measure(built: dict, prompt: torch.Tensor, new_tokens: int, rounds: int, nai
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a tiny decoder of the same architecture: seconds")
+    parser.add_argument("--quick", action="store_true", help="a tiny decoder of the same architecture; the compiled steps compile it too")
     parser.add_argument("--steps", default=",".join(STEPS + LLAMA_CPP),
                         help=f"comma-separated, from {','.join(STEPS + LLAMA_CPP)}")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads(), help="torch threads (default: all cores)")
