@@ -68,6 +68,7 @@ def test_recompile_counts_default_static_dynamic():
 
 
 @pytest.mark.release
+@pytest.mark.slow  # the counts again, with real C++ compiles: the fast tier checks them with aot_eager
 def test_inductor_recompiles_exactly_like_the_fast_demo_backend():
     """The page says the aot_eager counts hold for inductor: check it once with real C++ compiles."""
     fast = run_shared("compile_recompiles_dynamic_shapes").stdout.splitlines()[1:]
