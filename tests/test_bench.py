@@ -143,6 +143,18 @@ def test_no_parallel_speed_up_exceeds_the_cores():
     assert checked >= 10, "the check found the rows that compare thread or process layouts"
 
 
+def test_each_peak_row_is_at_the_clock_measured_in_its_run():
+    """vectorise.md: each machine's theoretical peak is taken at the clock measured on it when the
+    peak rows were recorded (the run's, or the later --only run's in measured_separately), not at
+    the reported clock."""
+    for reference in load_all():
+        run = reference.get("measured_separately", {}).get("vectorise") or reference["machine"]
+        for row in reference["results"]:
+            if row["id"].endswith("/theoretical-peak"):
+                assert run["measured_mhz"] and row["params"]["mhz"] == run["measured_mhz"], (
+                    kind(reference["machine"]), row["id"], row["params"]["mhz"], run["measured_mhz"])
+
+
 @pytest.mark.recorded
 @pytest.mark.parametrize("plots", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["tables", "plots"])
 def test_pages_show_the_current_references(plots, tmp_path, request):
