@@ -123,6 +123,7 @@ ZEN4 = listed("amd-avx512-bf16")
 NO_AMX_XEON = listed("intel-avx512-bf16")  # an Emerald Rapids Xeon whose VM hides AMX
 AMD_KINDS = tuple(k for k in KINDS if k.startswith("amd-"))  # the AMD references
 AMX_XEON = listed("intel-amx")
+AVX2_EPYC = listed("amd-avx2")  # the AVX2 kind the case study names ("the AVX2 EPYC")
 INTEL_KINDS = (NO_AMX_XEON, "amx")  # the Intel Xeons: without AMX, and with it
 
 

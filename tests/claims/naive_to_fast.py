@@ -2,7 +2,7 @@
 reference measured it (m.having); its figures are templates (bench/figures.py)."""
 from __future__ import annotations
 
-from tests.claims import AMX_XEON, NO_AMX_XEON, ZEN4, claim
+from tests.claims import AMX_XEON, AVX2_EPYC, NO_AMX_XEON, ZEN4, claim
 
 R = "case_study/resnet-50-throughput-all-cores/"
 RL = "case_study/resnet-50-batch-1-latency-p50-all-cores/"
@@ -14,6 +14,11 @@ RUNTIMES = {"onnx-runtime-fp32-other-runtime": "5-compile", "openvino-fp32-other
             "openvino-bf16-other-runtime": "6-bf16", "onnx-runtime-int8-other-runtime": "7-int8",
             "openvino-int8-other-runtime": "7-int8"}
 PROFILE = "case_study/where-a-resnet-50-int8-batch-1-call-s-time-goes-{}-all-cores/{}"
+
+
+def _spread(m, k, row_id):
+    """A row's interquartile range over the rounds as a share of its median (inverted: a tenth)."""
+    return m.row(k, row_id)["spread"] / m.median(k, row_id)
 
 
 def _kinds(m, group=R):
@@ -128,13 +133,11 @@ def _(m):
                            "widest of any fp32 step")
 @claim("naive-to-fast.zh.md", "除 AVX2 EPYC 外，在每种 CPU 上朴素循环在各轮之间的四分位距占中位数的比例都比编译后的步骤大；在 AVX2 EPYC 最近一次运行中，编译后步骤的这一比例是所有 fp32 步骤中最大的")
 def _(m):
-    def relative(k, step):
-        return m.row(k, R + step)["spread"] / m.median(k, R + step)
     fp32 = ("1-naive", "2-inference-mode", "3-batching", "4-channels-last", "5-compile")
-    avx2 = m.kinds("avx2")
-    return all(relative(k, "1-naive") > relative(k, "5-compile") and m.ratio(k, R + "5-compile") > 1
+    avx2 = m.kinds(AVX2_EPYC)
+    return all(_spread(m, k, R + "1-naive") > _spread(m, k, R + "5-compile") and m.ratio(k, R + "5-compile") > 1
                for k in _kinds(m) if k not in avx2) and all(
-        max(fp32, key=lambda s: relative(k, s)) == "5-compile" for k in avx2)
+        max(fp32, key=lambda s: _spread(m, k, R + s)) == "5-compile" for k in avx2)
 
 
 @claim("naive-to-fast.md", "and agreed with it on every image. In\nthroughput it ran level with the compiled model, a few percent "
@@ -146,14 +149,14 @@ def _(m):
 @claim("naive-to-fast.zh.md", "（那次运行中编译后步骤各轮之间的波动很大）")
 def _(m):
     package = "aotinductor-package-side-row"
-    avx2 = m.kinds("avx2")
+    avx2 = m.kinds(AVX2_EPYC)
     return all(m.param(k, R + package, "load_s") < m.param(k, R + "5-compile", "compile_s") / 5
                and m.param(k, R + package, "top1_agreement_pct") == 100 for k in _kinds(m)) and all(
         0.93 < m.between(k, R + package, R + "5-compile") < 1.07  # a few percent: 0.96-1.06 in three AMX runs
         and m.ratio(k, RL + "4-channels-last") < m.ratio(k, RL + package) < m.ratio(k, RL + "5-compile")
         for k in _kinds(m) if k not in avx2) and all(
         m.between(k, R + package, R + "5-compile") > 1.1 and m.between(k, RL + package, RL + "5-compile") > 1
-        and m.row(k, R + "5-compile")["spread"] / m.median(k, R + "5-compile") > 0.15  # "spread widely"
+        and _spread(m, k, R + "5-compile") > 0.15  # "spread widely"
         for k in avx2)
 
 
@@ -181,9 +184,9 @@ def _(m):
     packages = {"aotinductor-package-bf16-side-row": "6-bf16", "aotinductor-package-int8-side-row": "7-int8"}
     kinds = m.having(R + "aotinductor-package-int8-side-row")
     int8 = "aotinductor-package-int8-side-row"
-    return set(kinds) == {*m.kinds(AMX_XEON), *m.kinds("avx2")} and all(
+    return set(kinds) == {*m.kinds(AMX_XEON), *m.kinds(AVX2_EPYC)} and all(
         m.param(k, R + int8, "top1_agreement_pct") == m.param(k, R + "7-int8", "top1_agreement_pct")
-        and m.between(k, g + int8, g + "7-int8") > 1.05 for k in m.kinds("avx2") for g in (R, RL)) and all(
+        and m.between(k, g + int8, g + "7-int8") > 1.05 for k in m.kinds(AVX2_EPYC) for g in (R, RL)) and all(
         m.param(k, R + package, "load_s") < m.param(k, R + step, "compile_s") / 5
         and m.param(k, R + package, "top1_agreement_pct") == m.param(k, R + step, "top1_agreement_pct")
         and (0.97 < m.between(k, R + package, R + step) < 1.03 if "bf16" in package
@@ -206,13 +209,13 @@ def _(m):
     throughput, each by more than those 5%."""
     tcmalloc, glibc = "int8-tcmalloc-fresh-process-side-row", "int8-glibc-fresh-process-side-row"
     kinds = m.kinds(AMX_XEON)
-    return set(m.having(R + tcmalloc)) == {*kinds, *m.kinds("avx2")} and all(
-        m.between(k, RL + tcmalloc, RL + glibc) > 1.05 and m.between(k, R + tcmalloc, R + glibc) < 0.95
-        and "libtcmalloc" in m.row(k, R + tcmalloc)["params"]["allocator"] for k in m.kinds("avx2")) and all(
-        m.between(k, g + tcmalloc, g + glibc) > 1.05
-        and "libtcmalloc" in m.row(k, g + tcmalloc)["params"]["allocator"]
+    return set(m.having(R + tcmalloc)) == {*kinds, *m.kinds(AVX2_EPYC)} and all(
+        "libtcmalloc" in m.row(k, g + tcmalloc)["params"]["allocator"]
         and m.row(k, g + glibc)["params"]["allocator"] == "glibc malloc"
-        for k in kinds for g in (R, RL)) and all(
+        for k in m.having(R + tcmalloc) for g in (R, RL)) and all(
+        m.between(k, RL + tcmalloc, RL + glibc) > 1.05 and m.between(k, R + tcmalloc, R + glibc) < 0.95
+        for k in m.kinds(AVX2_EPYC)) and all(
+        m.between(k, g + tcmalloc, g + glibc) > 1.05 for k in kinds for g in (R, RL)) and all(
         _fastest_pytorch(m, k, R) == R + tcmalloc and _fastest_pytorch(m, k, RL) == RL + TORCHSCRIPT
         and m.between(k, RL + TORCHSCRIPT, RL + tcmalloc) > 1 for k in kinds)
 
@@ -240,10 +243,10 @@ def _(m):
     OpenVINO's int8 faster than it at batch 1 (the AMX Xeon); on the AVX2 EPYC the fastest at batch 1
     too, ONNX Runtime's int8 within 3% of it, OpenVINO's slower."""
     kinds = m.kinds(AMX_XEON)
-    return set(m.having(RL + TORCHSCRIPT)) == {*kinds, *m.kinds("avx2")} and all(
+    return set(m.having(RL + TORCHSCRIPT)) == {*kinds, *m.kinds(AVX2_EPYC)} and all(
         m.between(k, RL + TORCHSCRIPT, RL + "7-int8") > 1.2 and _fastest_pytorch(m, k, RL) == RL + TORCHSCRIPT
         and 0.97 < m.between(k, RL + "onnx-runtime-int8-other-runtime", RL + TORCHSCRIPT) < 1.03
-        and m.between(k, RL + "openvino-int8-other-runtime", RL + TORCHSCRIPT) < 1 for k in m.kinds("avx2")) and all(
+        and m.between(k, RL + "openvino-int8-other-runtime", RL + TORCHSCRIPT) < 1 for k in m.kinds(AVX2_EPYC)) and all(
         m.between(k, RL + TORCHSCRIPT, RL + "7-int8") > 1.2
         and _fastest_pytorch(m, k, RL) == RL + TORCHSCRIPT
         and m.between(k, R + TORCHSCRIPT, R + "7-int8") < 0.95
@@ -281,10 +284,10 @@ def _(m):
         return max(ratios, key=lambda i: m.ratio(k, i))
     winner = {**{(k, g): "openvino" for k in m.kinds(ZEN4, AMX_XEON) for g in (R, RL)},
               **{(k, g): "onnx-runtime" for k in m.kinds(NO_AMX_XEON) for g in (R, RL)},
-              **{(k, R): "openvino" for k in m.kinds("avx2")}, **{(k, RL): "onnx-runtime" for k in m.kinds("avx2")}}
-    return set(m.having(R + "openvino-int8-other-runtime")) == {*m.kinds(ZEN4, AMX_XEON), *m.kinds("avx2")} and all(
+              **{(k, R): "openvino" for k in m.kinds(AVX2_EPYC)}, **{(k, RL): "onnx-runtime" for k in m.kinds(AVX2_EPYC)}}
+    return set(m.having(R + "openvino-int8-other-runtime")) == {*m.kinds(ZEN4, AMX_XEON), *m.kinds(AVX2_EPYC)} and all(
         fastest(k, g) == g + winner[k, g] + "-int8-other-runtime" for k in _with_runtimes(m) for g in (R, RL)) and all(
-        m.between(k, RL + "onnx-runtime-int8-other-runtime", RL + TORCHSCRIPT) < 1.03 for k in m.kinds("avx2"))
+        m.between(k, RL + "onnx-runtime-int8-other-runtime", RL + TORCHSCRIPT) < 1.03 for k in m.kinds(AVX2_EPYC))
 
 
 @claim("naive-to-fast.md", "**At batch 1 a runtime was ahead at every precision** on every kind, and every runtime was\n"
@@ -316,7 +319,7 @@ def _(m):
 @claim("naive-to-fast.zh.md", "它的 fp32 也领先编译后的 fp32")
 @claim("naive-to-fast.zh.md", "在 AVX2 机器上，ONNX Runtime 的 int8 领先 PyTorch 的 int8")
 def _(m):
-    return (all(_runtime(m, k, R, "onnx-runtime-int8-other-runtime") > 1.03 for k in m.kinds("avx2"))
+    return (all(_runtime(m, k, R, "onnx-runtime-int8-other-runtime") > 1.03 for k in m.kinds(AVX2_EPYC))
             and all(_runtime(m, k, R, "onnx-runtime-int8-other-runtime") > 1.1
                     and _runtime(m, k, R, "onnx-runtime-fp32-other-runtime") > 1.05 for k in m.kinds(NO_AMX_XEON)))
 
@@ -347,7 +350,7 @@ def _(m):
     """The fastest runtime ahead at batch 1 by more than 15% and in throughput by less, but on the
     AVX2 EPYC: there level at batch 1 (within 3%, ONNX Runtime's int8 against the TorchScript row)
     and ahead in throughput."""
-    avx2 = m.kinds("avx2")
+    avx2 = m.kinds(AVX2_EPYC)
     return all(_lead(m, k, RL) > 1.15 and 1 < _lead(m, k, R) < _lead(m, k, RL) for k in _with_runtimes(m) if k not in avx2
                ) and all(0.97 < _lead(m, k, RL) < 1.03 and _lead(m, k, R) > 1.03
                          and _fastest_pytorch(m, k, RL) == RL + TORCHSCRIPT for k in avx2)
@@ -416,12 +419,13 @@ def _(m):
     kernels, convolutions = PROFILE.format("pytorch-step-7", "onednn-convolution-kernels"), PROFILE.format("pytorch-step-7", "convolutions")
     openvino = PROFILE.format("openvino", "convolutions")
     whole = PROFILE.format("pytorch-step-7", "whole-call"), PROFILE.format("openvino", "whole-call")
-    return set(m.having(kernels)) == {*m.kinds(AMX_XEON), *m.kinds("avx2")} and all(
-        m.between(k, kernels, convolutions) < 0.9  # a tenth or more of the operators' time is not in the kernels
+    return set(m.having(kernels)) == {*m.kinds(AMX_XEON), *m.kinds(AVX2_EPYC)} and all(
+        m.between(k, kernels, convolutions) < 0.7  # a third or more of the operators' time is not in the kernels
         and 0.9 < m.between(k, kernels, openvino) < 1.35  # nearly OpenVINO's convolutions
         and m.median(k, convolutions) - m.median(k, kernels) > m.median(k, kernels) - m.median(k, openvino)
-        for k in m.kinds(AMX_XEON, "avx2")) and all(
-        m.median(k, kernels) < m.median(k, openvino) and m.median(k, whole[0]) > m.median(k, whole[1]) for k in m.kinds("avx2"))
+        for k in m.kinds(AMX_XEON)) and all(  # the EPYC: its kernels below OpenVINO's convolutions, its call still slower
+        m.between(k, kernels, convolutions) < 0.9 and m.median(k, kernels) < m.median(k, openvino)
+        and m.median(k, whole[0]) > m.median(k, whole[1]) for k in m.kinds(AVX2_EPYC))
 
 
 @claim("naive-to-fast.md", "**The runtimes were ready sooner**")
@@ -479,5 +483,5 @@ def _(m):
     by more than the 5% two runs of a row differ by, with tcmalloc found mapped in its process."""
     tcmalloc, glibc = TRAIN + "tcmalloc-fresh-process-side-row", TRAIN + "glibc-fresh-process-side-row"
     kinds = m.having(tcmalloc)
-    return kinds == m.kinds("amd-avx2", AMX_XEON) and all(m.between(k, tcmalloc, glibc) > 1.05 and "tcmalloc" in m.row(k, tcmalloc)["params"]["allocator"]
+    return kinds == m.kinds(AVX2_EPYC, AMX_XEON) and all(m.between(k, tcmalloc, glibc) > 1.05 and "tcmalloc" in m.row(k, tcmalloc)["params"]["allocator"]
                for k in kinds)
