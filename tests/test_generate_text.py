@@ -116,7 +116,7 @@ def test_the_weights_are_on_a_grid_both_4_bit_formats_store(g):
     assert abs(levels.mean().item()) < 0.1 and abs(weight.std().item() - 0.05) < 0.005
 
 
-def at_range(g, model, initializer_range: float):
+def at_range(model, initializer_range: float):
     """make_model(shape, initializer_range) from a model make_model built at another range, without
     drawing again: the same seed gives the same levels (integers, each block reaching 8), and only
     the scale, initializer_range / the levels' std in bf16, differs."""
@@ -134,7 +134,7 @@ def test_random_weights_do_not_collapse_and_the_default_range_does(g):
     The 0.5B model is built once and rescaled (at_range), which gives make_model's 0.02 model to
     the bit: checked on the tiny decoder."""
     tiny = g.make_model(g.TINY, 0.02).state_dict()
-    rescaled = at_range(g, g.make_model(g.TINY, 0.05), 0.02).state_dict()
+    rescaled = at_range(g.make_model(g.TINY, 0.05), 0.02).state_dict()
     assert all(torch.equal(rescaled[k], tiny[k]) for k in tiny)
 
     def runs(model) -> list[list[int]]:
@@ -147,7 +147,7 @@ def test_random_weights_do_not_collapse_and_the_default_range_does(g):
     ours = runs(model)
     assert all(len(set(tokens)) >= 20 for tokens in ours), ours
     assert ours[0] != ours[1]
-    default = runs(at_range(g, model, 0.02))
+    default = runs(at_range(model, 0.02))
     assert any(len(set(tokens)) <= 12 for tokens in default), default
 
 
