@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -186,25 +187,33 @@ def style(theme: str, lang: str) -> dict:
             "ytick.color": colors["text"], "axes.edgecolor": colors["grid"], "font.size": 9}
 
 
-SUBPLOT_PARAMS = ("left", "right", "top", "bottom", "wspace", "hspace")
+def _lay_out(fig, **tight) -> None:
+    fig.tight_layout(**tight)
+    # tight_layout() leaves a placeholder layout engine, for which savefig draws the whole
+    # figure once more before drawing it into the file: none, same file, a quarter less time.
+    fig.set_layout_engine(None)
 
 
-def _lay_out(fig, layout: dict | None, **tight) -> dict:
-    """Lay the figure out as tight_layout does, or as it did for the same figure in the other
-    theme (`layout`: the same text, so the same sizes; tight_layout draws the whole figure to
-    measure it). Returns the layout for the next theme."""
-    if layout is None:
-        fig.tight_layout(**tight)
-        # tight_layout() leaves a placeholder layout engine, for which savefig draws the whole
-        # figure once more before drawing it into the file: none, same file, a quarter less time.
-        fig.set_layout_engine(None)
-        return {name: getattr(fig.subplotpars, name) for name in SUBPLOT_PARAMS}
-    fig.subplots_adjust(**layout)
-    return layout
+def theme_colours(theme: str) -> dict[str, str]:
+    """{colour in the first theme: the same role's colour in `theme`}: text, grid, gain and loss,
+    and each kind's bars (the listed kinds' and the spare colours)."""
+    column = machine.THEMES.index(theme)
+    pairs = {(first, THEMES[theme][role]) for role, first in THEMES[machine.THEMES[0]].items()}
+    pairs |= {(colours[0], colours[column]) for colours in (*machine.KINDS.values(), *machine.SPARE_COLORS)}
+    mapping = dict(pairs)
+    assert len(mapping) == len(pairs), f"a colour of the first theme has two roles with different colours in {theme}"
+    return mapping
 
 
-def plot(references: list[dict], technique: str, theme: str, path: Path, lang: str = "en",
-         layout: dict | None = None) -> dict:
+def recolour(svg: str, theme: str) -> str:
+    """A plot drawn in the first theme, in another: each theme colour swapped for its counterpart.
+    The themes differ in colours only, so this is the figure drawn in that theme (tests/test_kinds.py
+    checks it against drawing it), at half the time of drawing every figure twice."""
+    mapping = theme_colours(theme)
+    return re.sub(r"#[0-9a-f]{6}\b", lambda m: mapping.get(m.group(0), m.group(0)), svg)
+
+
+def plot(references: list[dict], technique: str, theme: str, path: Path, lang: str = "en") -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -257,10 +266,9 @@ def plot(references: list[dict], technique: str, theme: str, path: Path, lang: s
         handles = [Patch(color=machines[m], label=head) for m, head in enumerate(heads)]
         fig.legend(handles=handles, loc="upper center", ncol=min(n, 3), frameon=False)
         fig.patch.set_alpha(0)
-        layout = _lay_out(fig, layout, rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
+        _lay_out(fig, rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
         fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
         plt.close(fig)
-    return layout
 
 
 def waterfall_groups(references: list[dict]) -> dict[str, list[str]]:
@@ -274,8 +282,7 @@ def waterfall_groups(references: list[dict]) -> dict[str, list[str]]:
     return {group: sorted(steps, key=steps.get) for group, steps in found.items()}
 
 
-def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: str = "en",
-              layout: dict | None = None) -> dict:
+def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: str = "en") -> None:
     """Each cumulative step's factor, one panel per machine that measured the group: a bar from
     where the previous step left the speed-up to where this one takes it (log axis, so each bar's
     length is the step's share of the total gain). A step left out of that machine's tuned path
@@ -335,10 +342,9 @@ def waterfall(references: list[dict], group: str, theme: str, path: Path, lang: 
             ax.set_axisbelow(True)
         axes[-1, 0].set_xlabel(say("speed-up over the naive loop, log scale: each bar is one step's factor", lang))
         fig.patch.set_alpha(0)
-        layout = _lay_out(fig, layout)
+        _lay_out(fig)
         fig.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
         plt.close(fig)
-    return layout
 
 
 def _path_ratio(rows: dict, order: list[str], index: int) -> float:
@@ -434,6 +440,15 @@ def headline(references: list[dict], lang: str = "en") -> str:
     return Figures(references, lang).headline()
 
 
+def themed(draw, path_of) -> list[Path]:
+    """draw(theme, path) in the first theme, the others recoloured from it; the paths written."""
+    first, *others = machine.THEMES
+    draw(first, path_of(first))
+    for theme in others:
+        path_of(theme).write_text(recolour(path_of(first).read_text(), theme))
+    return [path_of(theme) for theme in machine.THEMES]
+
+
 def render(references: list[dict], out: Path, plots: bool = True) -> list[Path]:
     """Write <technique>.md and its two plots per technique, machine.md and headline.md, in English
     into out and in Chinese into out/zh; return the paths. plots=False: the Markdown alone (the
@@ -447,17 +462,13 @@ def render(references: list[dict], out: Path, plots: bool = True) -> list[Path]:
             md = folder / f"{technique}.md"
             md.write_text(page_fragment(references, technique, lang))
             written.append(md)
-            layout = None  # the first theme's, for the others
-            for theme in THEMES if plots else ():
-                svg = folder / f"{technique}-{theme}.svg"
-                layout = plot(references, technique, theme, svg, lang, layout)
-                written.append(svg)
+            if plots:
+                written += themed(lambda theme, svg: plot(references, technique, theme, svg, lang),
+                                  lambda theme: folder / f"{technique}-{theme}.svg")
         for group, order in waterfall_groups(references).items():
-            layout = None
-            for theme in THEMES if plots else ():
-                svg = folder / f"waterfall-{order[0].split('/')[1]}-{theme}.svg"  # the group's slug in its row ids
-                layout = waterfall(references, group, theme, svg, lang, layout)
-                written.append(svg)
+            if plots:  # the group's slug in its row ids
+                written += themed(lambda theme, svg: waterfall(references, group, theme, svg, lang),
+                                  lambda theme: folder / f"waterfall-{order[0].split('/')[1]}-{theme}.svg")
         for name, text in (("machine.md", machine_table(references, lang)), ("headline.md", headline(references, lang))):
             (folder / name).write_text(text)
             written.append(folder / name)

@@ -10,11 +10,13 @@ import pytest
 from nbclient import NotebookClient
 
 from tests.page_notebook import WORDS, build
-from tests.paths import DOCS, OUTPUTS
+from tests.paths import DOCS, OUTPUTS, snippet_path
 from tests.recorded import keep, mask
+from tests.running import PAGE_ARGS, run_shared
 
 PAGE = DOCS / "naive-to-fast.md"
 NOTEBOOK = DOCS / "downloads" / "naive-to-fast.ipynb"
+SECTION = re.compile(r"^\s*# --8<-- \[(start|end):\w+\]$")  # pymdownx.snippets' section markers
 EDITIONS = {"": (PAGE, NOTEBOOK), "zh/": (DOCS / "naive-to-fast.zh.md", DOCS / "downloads" / "naive-to-fast.zh.ipynb")}
 
 
@@ -42,23 +44,35 @@ def test_the_chinese_notebook_runs_what_the_english_one_runs():
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(600)
 def test_notebook_runs_and_its_programs_print_what_the_page_shows(tmp_path):
-    """In an empty folder, as a reader's download: the cells write the programs, then run them."""
+    """In an empty folder, as a reader's download, every cell runs top to bottom. Its programs
+    are snippets/ line for line (without the section markers the page's includes drop, comments), and each run cell starts one with this kernel's Python and the
+    arguments the page's output was made with (PAGE_ARGS): the very command of the page's run
+    (run_shared, which test_snippet_outputs compares whole), so that run's output is what the
+    notebook prints, and its lines are checked here against the page. The kernel starts each program
+    with --help instead: its imports and command line, seconds rather than the minutes of the three
+    quick runs a second time."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(nb, timeout=900, resources={"metadata": {"path": str(tmp_path)}}).execute()
     runs = [cell for cell in nb.cells if cell.cell_type == "code" and cell.source.startswith("!")]
     assert runs, "the notebook runs no program"
+    names = []
     for cell in runs:
         name = re.search(r"snippets/(\w+)\.py", cell.source).group(1)
-        # A `!` command runs in a terminal (\r\n line ends), its stderr (progress lines, warnings)
-        # in the same stream: the page's lines must all be there, in order, among them.
-        printed = "".join(out.get("text", "") for out in cell.outputs
-                          if out.get("output_type") == "stream").replace("\r\n", "\n")
-        printed_lines = iter(mask(printed, name).splitlines())
+        assert cell.source == f"!{{sys.executable}} snippets/{name}.py {' '.join(PAGE_ARGS[name])}", cell.source
+        cell.source = f"!{{sys.executable}} snippets/{name}.py --help"
+        names.append(name)
+    NotebookClient(nb, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    for cell, name in zip(runs, names):
+        assert (tmp_path / "snippets" / f"{name}.py").read_text().splitlines() == [
+            line for line in snippet_path(name).read_text().splitlines() if not SECTION.match(line)], name
+        printed = "".join(out.get("text", "") for out in cell.outputs if out.get("output_type") == "stream")
+        assert f"usage: {name}.py" in printed and "Traceback" not in printed, printed
+        # The page's run: its lines, in order, as test_snippet_outputs compares them whole
+        printed_lines = iter(mask(run_shared(name).stdout, name).splitlines())
         missing = [line for line in mask((OUTPUTS / f"{name}.txt").read_text(), name).splitlines()
                    if line not in printed_lines]
-        assert not missing, f"the notebook's {cell.source!r} printed:\n{printed}"
+        assert not missing, f"{name} {' '.join(PAGE_ARGS[name])} printed:\n{run_shared(name).stdout}"
 
 
 @pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: e or "en")

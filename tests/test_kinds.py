@@ -39,6 +39,27 @@ def test_a_new_kind_gets_a_colour_of_its_own():
         assert len(set(colors)) == len(colors), colors
 
 
+def same_figure(svg: str) -> str:
+    """The SVG with its ids numbered in order of appearance: matplotlib names a marker or a hatch
+    after a hash of its style, colours included, so the same figure in other colours has other ids."""
+    ids = {name: f"id{n}" for n, name in enumerate(dict.fromkeys(re.findall(r'id="([^"]+)"', svg)))}
+    return re.sub(r'(?<=id=")[^"]+|(?<=#)[A-Za-z][\w-]*', lambda m: ids.get(m.group(0), m.group(0)), svg)
+
+
+def test_a_plot_recoloured_is_the_plot_drawn_in_that_theme(five, tmp_path):
+    """render.render draws each plot in the first theme and recolours it for the others: the same
+    SVG as drawing it in the theme, for bars of the spare colours (the fifth kind), the steps'
+    gains, losses and hollow side rows (training's waterfall) and the text and grid. (The language
+    changes the words, not the colours.)"""
+    group = next(g for g in render.waterfall_groups(five) if g.startswith("Training"))
+    for name, draw in (("plot", lambda theme, svg: render.plot(five, "bfloat16", theme, svg)),
+                       ("waterfall", lambda theme, svg: render.waterfall(five, group, theme, svg))):
+        written = render.themed(draw, lambda theme: tmp_path / f"{name}-{theme}.svg")
+        for theme, recoloured in list(zip(render.THEMES, written))[1:]:
+            draw(theme, tmp_path / "drawn.svg")
+            assert same_figure(recoloured.read_text()) == same_figure((tmp_path / "drawn.svg").read_text()), name
+
+
 @pytest.mark.slow  # every results page and plot rendered again, as test_bench's staleness test renders them
 def test_a_fifth_kind_renders_every_table_and_plot(five, tmp_path):
     """Every technique's table has the fifth kind's column, in both languages, beside its plots."""
