@@ -46,13 +46,13 @@ def test_the_chinese_notebook_runs_what_the_english_one_runs():
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_notebook_runs_and_its_programs_print_what_the_page_shows(tmp_path):
-    """In an empty folder, as a reader's download, every cell runs top to bottom. Its programs
-    are snippets/ line for line (without the section markers the page's includes drop, comments), and each run cell starts one with this kernel's Python and the
-    arguments the page's output was made with (PAGE_ARGS): the very command of the page's run
-    (run_shared, which test_snippet_outputs compares whole), so that run's output is what the
-    notebook prints, and its lines are checked here against the page. The kernel starts each program
-    with --help instead: its imports and command line, seconds rather than the minutes of the three
-    quick runs a second time."""
+    """In an empty folder, as a reader's download, every cell runs top to bottom. Its programs are
+    snippets/ line for line (but for the section markers, comments, that the page's includes drop),
+    and each run cell starts one with this kernel's Python and the arguments the page's output was
+    made with (PAGE_ARGS): the command of the page's run (run_shared, which test_snippet_outputs
+    compares whole), so that run's output is what the notebook prints; its lines are checked here
+    against the page. The kernel starts each program with --help instead (its imports and command
+    line): seconds, not the minutes of the three quick runs a second time."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
     runs = [cell for cell in nb.cells if cell.cell_type == "code" and cell.source.startswith("!")]
     assert runs, "the notebook runs no program"
@@ -68,11 +68,11 @@ def test_notebook_runs_and_its_programs_print_what_the_page_shows(tmp_path):
             line for line in snippet_path(name).read_text().splitlines() if not SECTION.match(line)], name
         printed = "".join(out.get("text", "") for out in cell.outputs if out.get("output_type") == "stream")
         assert f"usage: {name}.py" in printed and "Traceback" not in printed, printed
-        # The page's run: its lines, in order, as test_snippet_outputs compares them whole
-        printed_lines = iter(mask(run_shared(name).stdout, name).splitlines())
+        page_run = run_shared(name).stdout  # its lines, in order, as test_snippet_outputs compares them whole
+        printed_lines = iter(mask(page_run, name).splitlines())
         missing = [line for line in mask((OUTPUTS / f"{name}.txt").read_text(), name).splitlines()
                    if line not in printed_lines]
-        assert not missing, f"{name} {' '.join(PAGE_ARGS[name])} printed:\n{run_shared(name).stdout}"
+        assert not missing, f"{name} {' '.join(PAGE_ARGS[name])} printed:\n{page_run}"
 
 
 @pytest.mark.parametrize("edition", EDITIONS, ids=lambda e: e or "en")
