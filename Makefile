@@ -28,9 +28,10 @@ test: setup
 	$(PY) -m pytest
 
 # For editing loops: all but the isolation / start-method matrix, the browser and the slow tier (long programs
-# and reruns, tests/conftest.py long_program); CI runs all.
+# and reruns, tests/conftest.py long_program); CI runs all. The site is built without the htmlproofer plugin,
+# half the build: tests/test_links.py checks every link and anchor of the built site either way.
 test-fast: setup
-	$(PY) -m pytest -m "not matrix and not browser and not slow"
+	HTMLPROOFER=false $(PY) -m pytest -m "not matrix and not browser and not slow"
 
 # Every generated file again, from the references and fresh runs: docs/results in both languages,
 # the recorded outputs (docs/outputs), the page notebooks, the Your machine notebook. The tests

@@ -4,18 +4,22 @@ The build's htmlproofer plugin already fails on bad links in page content; this 
 the built HTML itself, so it also covers the theme's navigation, table of contents and assets,
 and still holds when the plugin is switched off (HTMLPROOFER=false). External links are listed
 for a human (and written next to the screenshots) but never fetched."""
+import functools
 import textwrap
 
 from tests.site_tools import announce, artifacts_dir, check_links
 
+# The built site's report, read once per worker by the three tests that look at it.
+site_report = functools.cache(check_links)
+
 
 def test_every_internal_link_and_anchor_resolves(built_site):
-    report = check_links(built_site)
+    report = site_report(built_site)
     assert not report.broken, "broken links in the built site:\n  " + "\n  ".join(report.broken)
 
 
 def test_external_links_are_listed_not_fetched(built_site, pytestconfig):
-    report = check_links(built_site)
+    report = site_report(built_site)
     listing = artifacts_dir() / "external-links.txt"
     lines = [f"{url}    <- {', '.join(sorted(pages))}" for url, pages in sorted(report.external.items())]
     listing.write_text("\n".join(lines) + "\n")
@@ -30,7 +34,7 @@ def test_no_asset_comes_from_off_the_machine(built_site):
     """Scripts, stylesheets, fonts, icons, images and frames are all served by the site itself
     (the browser test checks the same at run time, this covers every page statically). URLs
     that inline scripts could fetch on some condition are printed for a human."""
-    report = check_links(built_site)
+    report = site_report(built_site)
     assert not report.remote_assets, "assets loaded from off the machine:\n  " + "\n  ".join(
         report.remote_assets)
     if report.inline_remote:
