@@ -135,7 +135,10 @@ def pytest_collection_finish(session):
     if session.config.option.collectonly:
         return
     if any("built_site" in getattr(item, "fixturenames", ()) for item in session.items):
-        threading.Thread(target=build_site, name="mkdocs build", daemon=True).start()
+        thread = threading.Thread(target=build_site, name="mkdocs build", daemon=True)
+        thread.start()
+        # a session stopped early (-x, ^C) still waits for the build before its folder is removed
+        session.config.add_cleanup(thread.join)
 
 
 @pytest.fixture(scope="session")
