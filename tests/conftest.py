@@ -5,7 +5,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -114,9 +113,10 @@ def pytest_addoption(parser):
     parser.addoption("--release-outcomes", default="", help="tests/releases.py: write each test's outcome")
 
 
-def build_site() -> tuple[dict, Path]:
+@pytest.fixture(scope="session")
+def built_site():
     """`mkdocs build --strict` offline into a temporary folder, once for the whole test run
-    (shared by xdist workers like the snippet runs): (its return code and stderr, the folder)."""
+    (shared by xdist workers like the snippet runs)."""
     site = Path(os.environ[RUN_CACHE_ENV]) / "site"
 
     def build() -> dict:
@@ -124,26 +124,7 @@ def build_site() -> tuple[dict, Path]:
                               cwd=ROOT, env=clean_env(NO_MKDOCS_2_WARNING="1"), capture_output=True, text=True)
         return {"returncode": done.returncode, "stderr": done.stderr}
 
-    return shared(["mkdocs build"], build), site
-
-
-def pytest_collection_finish(session):
-    """Start the site build as soon as the tests are selected, in a thread, where any test
-    needs it: the first test to ask for it would otherwise build it while the other worker,
-    reaching a test that needs it too, waits with its core idle (half a minute of make
-    test-fast). The thread and the fixture meet in shared(): whichever comes first builds."""
-    if session.config.option.collectonly:
-        return
-    if any("built_site" in getattr(item, "fixturenames", ()) for item in session.items):
-        thread = threading.Thread(target=build_site, name="mkdocs build", daemon=True)
-        thread.start()
-        # a session stopped early (-x, ^C) still waits for the build before its folder is removed
-        session.config.add_cleanup(thread.join)
-
-
-@pytest.fixture(scope="session")
-def built_site():
-    result, site = build_site()
+    result = shared(["mkdocs build"], build)
     assert result["returncode"] == 0, result["stderr"]
     return site
 
