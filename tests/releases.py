@@ -158,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         old = json.loads(record_path.read_text())
         if old["torch"] != running:
             sys.exit(f"{shown(record_path)} is of torch {old['torch']}, the venv runs {running}: re-run it whole")
-        kept = {node: {k: v for k, v in result.items() if k != "fingerprint"} for node, result in old["tests"].items()
+        # each kept result keeps the CPU kind it ran on (a record before per-test kinds: the record's)
+        kept = {node: {"cpu": old["cpu"], **{k: v for k, v in result.items() if k != "fingerprint"}}
+                for node, result in old["tests"].items()
                 if node in fingerprints and result["fingerprint"] == fingerprints[node]}
     selected = [node for node in sorted(fingerprints) if node not in kept]
     print(f"running {len(selected)} release tests on torch {running}"
@@ -169,12 +171,14 @@ def main(argv: list[str] | None = None) -> int:
                                "-q", *selected], cwd=ROOT, env=env)
         if not outcomes_path.is_file():
             sys.exit(f"pytest ended with exit code {done.returncode} and recorded no outcome")
-        outcomes = json.loads(outcomes_path.read_text())
+        outcomes = {node: {**result, "cpu": this_kind()} for node, result in json.loads(outcomes_path.read_text()).items()}
     outcomes = {**kept, **outcomes}
+    # the CPU kinds the tests ran on, most tests first: with --stale, the kept ones may be of another kind
+    kinds = [r["cpu"] for r in outcomes.values()]
     record = {
         "asked": args.release, "torch": running, "installed": installed, "not_installed": missing,
         "torchao_note": note, "date": datetime.date.today().isoformat(),
-        "cpu": this_kind(),
+        "cpu": ", ".join(sorted(set(kinds), key=lambda k: (-kinds.count(k), k))) or this_kind(),
         "tests": {node: {"fingerprint": fingerprints[node], **outcomes.get(node, {"outcome": "not run"})}
                   for node in sorted(fingerprints)},
     }

@@ -76,15 +76,17 @@ def test_frozen_backbone_has_no_grads_and_all_heads_agree():
     assert "not frozen: backbone params with a grad: 6 of 6" in out
     assert "frozen: backbone params with a grad: 0; every frozen param.grad is None: True" in out
     assert "the three heads end with the same weights (rtol=1e-5, atol=1e-6): True" in out
-    # Quiet, 2.2x (AVX2 reference) to 3x; under the suite's two workers the AVX2 machine read 1.3x:
-    # the floor checks the direction, the benchmark the size.
+    # Quiet, 2.2x (AVX2 reference) to 3x. Under the suite's two workers a single pair of timings read
+    # 0.96x once (CI, 2026-12-06): the snippet now times the two by turns, five rounds, and prints the
+    # median ratio. The floor checks the direction, the benchmark the size.
     assert float(re.search(r"frozen backbone ([\d.]+)x faster", out).group(1)) > 1.1
 
 
 def test_hoisted_constants_give_identical_results():
     out = run_shared("avoid_computation_hoist_constant").stdout
     assert "same output and mask, bit for bit: True" in out
-    # measured: 4-5x alone, 1.9x while the rest of the suite loaded both cores
+    # measured: 4-6x alone, 1.9x while the rest of the suite loaded both cores (before the
+    # snippet took the median of five rounds by turns)
     assert float(re.search(r"once is ([\d.]+)x faster per call", out).group(1)) > 1.5
 
 

@@ -1,4 +1,5 @@
 """The profiling page: the profiler finds the labelled bottleneck, the fix keeps the result, traces are real."""
+import functools
 import json
 import re
 
@@ -214,3 +215,49 @@ def test_flush_mode_reaches_the_threads_started_after_it(before, flushed):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert float(done.stdout) == pytest.approx(flushed, abs=0.01)
+
+
+# --- what a profiler session prints on stderr (the page's "Lines on stderr") -------------------------
+TWO_SESSIONS = """
+import torch
+for _ in range(2):
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        torch.ones(64).sum()
+print(any(e.key == "aten::sum" for e in prof.key_averages()))
+"""
+
+
+@functools.cache  # once per worker: the two tests read the same two runs
+def _two_sessions(**env: str):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", TWO_SESSIONS], env=clean_env(**env),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "True\n"  # the profile itself is whole
+    return done
+
+
+@pytest.mark.release
+def test_each_profiler_session_prints_kinetos_start_and_stop_markers():
+    """The page: every session prints Kineto's USDT markers on stderr; KINETO_LOG_LEVEL=6 hides them."""
+    markers = re.findall(r"^USDT:.*\] (profiler_\w+)$", _two_sessions().stderr, re.M)
+    assert markers == ["profiler_start", "profiler_stop"] * 2
+    assert "USDT:" not in _two_sessions(KINETO_LOG_LEVEL="6").stderr
+
+
+@pytest.mark.release
+def test_the_cuda_build_without_a_driver_logs_one_kineto_error():
+    """The page: torch built with CUDA, on a machine with no NVIDIA driver, logs one ERROR line
+    (gpuGetDeviceCount, code 35: no driver) per process; the CPU profile is whole all the same."""
+    import subprocess
+    import sys
+
+    probe = subprocess.run([sys.executable, "-c", "import torch; print(torch.version.cuda is not None "
+                            "and torch.cuda.is_available() is False)"], capture_output=True, text=True, timeout=120)
+    if probe.stdout.strip() != "True":
+        pytest.skip("needs torch built with CUDA on a machine without a usable CUDA driver")
+    errors = re.findall(r"^ERROR:.*$", _two_sessions().stderr, re.M)
+    assert len(errors) == 1 and errors[0].endswith("gpuGetDeviceCount failed with code 35"), errors
+    assert "ERROR:" not in _two_sessions(KINETO_LOG_LEVEL="6").stderr

@@ -4,6 +4,7 @@ ran the release they name, and cover the newest release and the oldest the site 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -85,6 +86,33 @@ def test_a_venv_that_runs_another_torch_is_not_recorded(tmp_path, monkeypatch):
         releases.main(["2.15.0", "--overwrite"])
     assert not list(tmp_path.iterdir())
 
+
+def test_stale_keeps_each_kept_results_cpu_kind(tmp_path, monkeypatch):
+    """--stale re-runs only what changed: a kept result stays stamped with the kind it ran on."""
+    monkeypatch.setattr(releases.references, "RELEASES", tmp_path)
+    monkeypatch.setattr(releases, "VENVS", tmp_path)
+    (tmp_path / "torch-2.15.0.json").write_text(json.dumps({
+        "asked": "2.15.0", "torch": "2.15.0+cpu", "cpu": "intel-amx",
+        "tests": {"t::kept": {"fingerprint": "same", "outcome": "passed"},
+                  "t::changed": {"fingerprint": "old", "outcome": "passed"}}}))
+    monkeypatch.setattr(releases, "build", lambda release: (ROOT / ".venv", {"torch": "2.15.0"}, {}))
+    monkeypatch.setattr(releases, "runs_torch", lambda venv: "2.15.0+cpu")
+    monkeypatch.setattr(releases, "collect", lambda python, env=None: {"t::kept": "same", "t::changed": "new"})
+    monkeypatch.setattr(releases, "this_kind", lambda: "amd-avx2")
+    ran = []
+
+    def pytest_run(args, **kwargs):
+        ran.append([a for a in args if a.startswith("t::")])
+        outcomes = next(a for a in args if a.startswith("--release-outcomes=")).split("=", 1)[1]
+        Path(outcomes).write_text(json.dumps({"t::changed": {"outcome": "failed", "message": "m"}}))
+        return subprocess.CompletedProcess(args, 1)
+    monkeypatch.setattr(releases.subprocess, "run", pytest_run)
+    assert releases.main(["2.15.0", "--stale"]) == 0
+    record = json.loads((tmp_path / "torch-2.15.0.json").read_text())
+    assert ran == [["t::changed"]]
+    assert record["tests"]["t::kept"] == {"fingerprint": "same", "cpu": "intel-amx", "outcome": "passed"}
+    assert record["tests"]["t::changed"] == {"fingerprint": "new", "outcome": "failed", "message": "m", "cpu": "amd-avx2"}
+    assert record["cpu"] == "amd-avx2, intel-amx"
 
 # --- what an upgrade does to speed (bench/releases.py: make bench-torch) --------------------------
 def _row(row_id: str, median: float, higher_is_better: bool = False, unit: str = "s") -> dict:
