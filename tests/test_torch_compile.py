@@ -92,3 +92,51 @@ def test_cache_goes_where_the_variable_says_and_is_reused():
     assert "second run (warm cache):" in out and "1 hit(s), 0 miss(es)" in out
     assert "compiled kernels (.so) in the cache folder: yes" in out
     assert "files written in the folder the program ran from: 0" in out
+
+
+# A small convolutional model compiled for inference, in a fresh process: argv[1] "1" with freezing. Prints the
+# compiled-graph cache's counters: hits, misses, bypasses, and the reasons logged for bypassing.
+COMPILE_ONCE = """
+import logging, sys, torch
+from torch._dynamo.utils import counters
+reasons = []  # what Inductor logs when it bypasses the cache
+class Reasons(logging.Handler):
+    def emit(self, record):
+        if "Bypassing FX Graph Cache" in record.getMessage():
+            reasons.append(record.getMessage())
+logger = logging.getLogger("torch._inductor.codecache")
+logger.setLevel(logging.INFO)
+logger.addHandler(Reasons())
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(8 * 14 * 14, 4)).eval()
+compiled = torch.compile(model)
+with torch.inference_mode(), torch._inductor.config.patch(freezing=sys.argv[1] == "1"):
+    compiled(torch.randn(2, 3, 16, 16))
+c = counters["inductor"]
+print(c["fxgraph_cache_hit"], c["fxgraph_cache_miss"], c["fxgraph_cache_bypass"], reasons)
+"""
+
+
+@pytest.mark.release
+def test_a_frozen_graph_is_compiled_again_in_every_process(tmp_path):
+    """The page (freezing): a frozen graph whose weights Inductor prepacked for oneDNN (a convolution's,
+    always) stays out of its compiled-graph cache, for the reason its log gives, so a second process
+    with the same warm cache folder compiles the graph again; the C++ kernels' .so files are reused
+    (no new one). Without freezing the second process hits the cache."""
+    def two_processes(freezing: str) -> tuple[list[str], list[int]]:
+        cache = tmp_path / f"cache-{freezing}"
+        counts, kernels = [], []
+        for _ in range(2):
+            done = subprocess.run([sys.executable, "-c", COMPILE_ONCE, freezing], capture_output=True, text=True,
+                                  env=clean_env(TORCHINDUCTOR_CACHE_DIR=str(cache)), cwd=tmp_path, timeout=300)
+            assert done.returncode == 0, done.stderr
+            counts.append(done.stdout.strip())
+            kernels.append(len(list(cache.rglob("*.so"))))
+        return counts, kernels
+
+    counts, _ = two_processes("0")
+    assert counts == ["0 1 0 []", "1 0 0 []"]  # hits, misses, bypasses: a miss, then a hit
+    counts, kernels = two_processes("1")
+    bypassed = "0 0 1 [\"Bypassing FX Graph Cache because 'mkldnn tensors unpickleable'\"]"
+    assert counts == [bypassed, bypassed]  # frozen: bypassed both times, for that reason
+    assert kernels[0] > 0 and kernels[1] == kernels[0]
