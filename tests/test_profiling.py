@@ -242,7 +242,9 @@ def _two_sessions(**env: str):
 @pytest.mark.release
 def test_each_profiler_session_prints_kinetos_start_and_stop_markers():
     """The page: every session prints Kineto's USDT markers on stderr; KINETO_LOG_LEVEL=6 hides them."""
-    markers = re.findall(r"^USDT:.*\] (profiler_\w+)$", _two_sessions().stderr, re.M)
+    # as the page shows them: USDT:<date> <time> <pid>:<tid> SyncActivityProfilerHandler.cpp:<line>] ...
+    markers = re.findall(r"^USDT:\S+ \S+ \d+:\d+ SyncActivityProfilerHandler\.cpp:\d+\] (profiler_\w+)$",
+                         _two_sessions().stderr, re.M)
     assert markers == ["profiler_start", "profiler_stop"] * 2
     assert "USDT:" not in _two_sessions(KINETO_LOG_LEVEL="6").stderr
 
@@ -259,5 +261,7 @@ def test_the_cuda_build_without_a_driver_logs_one_kineto_error():
     if probe.stdout.strip() != "True":
         pytest.skip("needs torch built with CUDA on a machine without a usable CUDA driver")
     errors = re.findall(r"^ERROR:.*$", _two_sessions().stderr, re.M)
-    assert len(errors) == 1 and errors[0].endswith("gpuGetDeviceCount failed with code 35"), errors
+    # as the page shows it: ERROR:<date> <time> <pid>:<tid> DeviceProperties.cpp:<line>] ...
+    assert len(errors) == 1 and re.fullmatch(
+        r"ERROR:\S+ \S+ \d+:\d+ DeviceProperties\.cpp:\d+\] gpuGetDeviceCount failed with code 35", errors[0]), errors
     assert "ERROR:" not in _two_sessions(KINETO_LOG_LEVEL="6").stderr
