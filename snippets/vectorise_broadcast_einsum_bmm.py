@@ -1,5 +1,6 @@
 """Loops over samples replaced by broadcasting, torch.einsum and torch.bmm, checked equal."""
 import argparse
+import statistics
 
 import torch
 from torch.utils.benchmark import Timer
@@ -42,7 +43,7 @@ def scores_einsum(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
 
 def seconds(fn, *args) -> float:
     timer = Timer("fn(*args)", globals={"fn": fn, "args": args}, num_threads=1)
-    return timer.blocked_autorange(min_run_time=0.2).median
+    return timer.blocked_autorange(min_run_time=0.1).median
 
 
 def main() -> None:
@@ -64,9 +65,14 @@ def main() -> None:
 
     loop, fast = seconds(distances_loop, x, c), seconds(distances_broadcast, x, c)
     print(f"distances, {args.points} points x 8 centres: broadcasting is {loop / fast:.1f}x faster than the loop")
-    loop = seconds(scores_loop, q, k)
-    print(f"scores, batch {args.batch}: bmm is {loop / seconds(scores_bmm, q, k):.1f}x and "
-          f"einsum {loop / seconds(scores_einsum, q, k):.1f}x faster than the loop (1 thread)")
+    # The three timed by turns, five rounds, so a busy moment falls on all of them; medians of the rounds' ratios.
+    bmm, einsum = [], []
+    for _ in range(5):
+        loop, batched, indexed = (seconds(fn, q, k) for fn in (scores_loop, scores_bmm, scores_einsum))
+        bmm.append(loop / batched)
+        einsum.append(loop / indexed)
+    print(f"scores, batch {args.batch}: bmm is {statistics.median(bmm):.1f}x and einsum "
+          f"{statistics.median(einsum):.1f}x faster than the loop (1 thread, median of 5 rounds taken by turns)")
 
 
 if __name__ == "__main__":

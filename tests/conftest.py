@@ -65,17 +65,26 @@ def pytest_collection_modifyitems(config, items):
                                           if item.get_closest_marker("release")}))
 
 
+# Snippets whose page run, though it takes no --quick, lasts ten seconds or more on two cores: Inductor
+# compiling C++ in fresh processes, and three allocators' training children.
+LONG_RUNS = ("allocators_ld_preload", "compile_cache_outside_source_tree", "compile_speedup_small_mlp")
+
+
 def long_program(item, params: dict) -> bool:
-    """Left out by `make test-fast` (marked slow): a test that needs a program running for half a
-    minute or more on two cores: the quick benchmark (the quick_run fixture), and the snippets
-    whose page shows a --quick run (PAGE_ARGS: the case studies, text generation): every
-    test in their own module, and a test that runs one given as a parameter. `make test` runs
-    them all."""
+    """Left out by `make test-fast` (marked slow): a test that needs a program running for ten seconds
+    or more on two cores: the quick benchmark (the quick_run fixture), the snippets whose page shows
+    a --quick run (PAGE_ARGS: the case studies, text generation) and those of LONG_RUNS: every
+    test in their own module, a test that runs one given as a parameter, and one that names one
+    to run_shared or run_isolated. Tests that start such programs themselves carry the mark.
+    `make test` runs them all."""
+    long = (*PAGE_ARGS, *LONG_RUNS)
     words = set(Path(str(item.fspath)).stem.removeprefix("test_").split("_"))  # case_study_runtimes
+    text = source(item)
+    runs = any(f"{runner}(" in text for runner in ("run_shared", "run_isolated"))
     return ("quick_run" in getattr(item, "fixturenames", ())
-            or any(words <= set(name.split("_")) for name in PAGE_ARGS)
-            or (any(value in PAGE_ARGS for value in params.values() if isinstance(value, str))
-                and any(f"{runner}(" in source(item) for runner in ("run_shared", "run_isolated"))))
+            or any(words <= set(name.split("_")) for name in long)
+            or (runs and any(value in long for value in params.values() if isinstance(value, str)))
+            or (runs and any(f'"{name}"' in text for name in long)))
 
 
 def source(item) -> str:

@@ -27,6 +27,7 @@ def test_every_start_method(method):
 GLOO_ABORT = "terminate called without an active exception"
 
 
+@pytest.mark.slow  # torchrun starting two ranks, each importing torch and training
 def test_same_script_under_torchrun_with_the_threads_asked():
     def launch():
         return run(NAME, "--threads", "2",

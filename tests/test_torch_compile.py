@@ -48,6 +48,7 @@ def test_bad_batch_is_refused_before_compiling():
     assert "--batch must be at least 1" in result.stderr
 
 
+@pytest.mark.slow  # a fresh process compiling the model twice with Inductor
 @pytest.mark.release
 def test_compile_options_freezing_does_not_freeze_but_the_config_does():
     """naive-to-fast.md and the case study: torch.compile(options={"freezing": True}) leaves the
@@ -117,6 +118,7 @@ print(c["fxgraph_cache_hit"], c["fxgraph_cache_miss"], c["fxgraph_cache_bypass"]
 """
 
 
+@pytest.mark.slow  # four fresh processes, each importing torch and compiling with Inductor
 @pytest.mark.release
 def test_a_frozen_graph_is_compiled_again_in_every_process(tmp_path):
     """The page (freezing): a frozen graph whose weights Inductor prepacked for oneDNN (a convolution's,
