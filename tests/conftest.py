@@ -1,3 +1,4 @@
+import functools
 import inspect
 import json
 import os
@@ -90,7 +91,12 @@ def long_program(item, params: dict) -> bool:
 def source(item) -> str:
     """The test function's source ("" for a test that is no function: a page's Python fence)."""
     function = getattr(item, "function", None)
-    return inspect.getsource(function) if function is not None else ""
+    return _source_of(function) if function is not None else ""
+
+
+@functools.cache  # a parametrized test's items share one function: read its source once
+def _source_of(function) -> str:
+    return inspect.getsource(function)
 
 
 class ReleaseOutcomes:
