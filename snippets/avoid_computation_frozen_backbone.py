@@ -95,5 +95,6 @@ def main() -> None:
     print(f"forward+backward of one batch: frozen backbone {statistics.median(ratios):.2f}x faster "
           f"(1 thread, median of 5 rounds taken by turns)")
 
+
 if __name__ == "__main__":
     main()

@@ -61,5 +61,6 @@ def main() -> None:
     print(f"sequence length {args.length}: computing the table and mask once is "
           f"{statistics.median(ratios):.1f}x faster per call (median of 5 rounds taken by turns)")
 
+
 if __name__ == "__main__":
     main()

@@ -122,14 +122,16 @@ def make_text_classifier(length: int, seed: int = 0) -> nn.Module:
 
 
 # {model: what measure_steps needs}: the title, the builder, the inputs, one input's name, the
-# size (pixels or tokens) in full and quick mode, and the steps that do not apply
+# size (pixels or tokens) in full and quick mode and the sizes --size takes (with why), and the
+# steps that do not apply
 MODELS = {
     "resnet50": {"title": "ResNet-50 (torchvision, weights=None, seed 0)", "build": make_resnet50,
                  "inputs": make_images, "item": "image", "sizes": "{0}x{0} images", "full": 224, "quick": 64,
-                 "skip": {}},
+                 "size_range": (32, 448), "size_why": "(ResNet-50 downsamples 32x)", "skip": {}},
     "transformer": {"title": "BERT-base-shaped text classifier (nn.TransformerEncoder, 12 layers, seed 0)",
                     "build": make_text_classifier, "inputs": make_tokens, "item": "sequence",
                     "sizes": "{0}-token sequences", "full": 128, "quick": 32,
+                    "size_range": (8, 512), "size_why": "tokens (the position table's length)",
                     "skip": {"channels_last": "not run: no convolutions",
                              **{name: "not run: ResNet-50 only" for name in (*PACKAGES, *ALLOCATOR_ROWS, INT8_SCRIPT)}},
                     "steps": {"bf16": lambda model: bf16_weights_compiled(model)}},  # see bf16_weights_compiled
@@ -740,8 +742,10 @@ def parse_args() -> argparse.Namespace:
                         help="inputs per batch for throughput, 1 to 256 (default: the best of a sweep)")
     parser.add_argument("--quick", action="store_true",
                         help="smaller inputs (64x64 images, 32 tokens), fewer calls, no compile: well under a minute")
-    parser.add_argument("--size", type=int, help="ResNet-50: image height and width, 32 to 448 (default 224); "
-                                                 "transformer: tokens per sequence, 8 to 512 (default 128)")
+    parser.add_argument("--size", type=int, help="ResNet-50: image height and width, {} to {} (default {}); "
+                        "transformer: tokens per sequence, {} to {} (default {})".format(
+                            *MODELS["resnet50"]["size_range"], MODELS["resnet50"]["full"],
+                            *MODELS["transformer"]["size_range"], MODELS["transformer"]["full"]))
     parser.add_argument("--tcmalloc", metavar="PATH",
                         help="libtcmalloc_minimal.so.4 for the allocator rows (default: the first of "
                              + ", ".join(TCMALLOC) + " that exists)")
@@ -765,10 +769,9 @@ def parse_args() -> argparse.Namespace:
                      f"valid: {', '.join(STEPS)}")
     if args.batch is not None and not 1 <= args.batch <= 256:
         parser.error(f"--batch must be between 1 and 256, not {args.batch}")
-    if args.model == "resnet50" and args.size is not None and not 32 <= args.size <= 448:
-        parser.error(f"--size must be between 32 and 448 (ResNet-50 downsamples 32x), not {args.size}")
-    if args.model == "transformer" and args.size is not None and not 8 <= args.size <= 512:
-        parser.error(f"--size must be between 8 and 512 tokens (the position table's length), not {args.size}")
+    smallest, largest = MODELS[args.model]["size_range"]
+    if args.size is not None and not smallest <= args.size <= largest:
+        parser.error(f"--size must be between {smallest} and {largest} {MODELS[args.model]['size_why']}, not {args.size}")
     size = args.size or MODELS[args.model]["quick" if args.quick else "full"]
     batch = args.batch or max((QUICK if args.quick else FULL)["sweep"])
     if args.model == "resnet50" and "naive" in args.steps and batch * size * size > NAIVE_MAX_PIXELS:

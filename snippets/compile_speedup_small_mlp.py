@@ -85,5 +85,6 @@ def run(batch: int) -> None:
           f"compiled {t_compiled * 1e6:.1f} us, speed-up {t_eager / t_compiled:.2f}x; "
           f"with freezing {t_frozen * 1e6:.1f} us, speed-up {t_eager / t_frozen:.2f}x")
 
+
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
 """From naive to fast: ResNet-50 and a BERT-base-shaped transformer, inference taken through the
 cumulative steps of snippets/case_study_inference.py, measured side by side in one run per model,
 in two regimes: throughput at the best batch size, and batch-1 latency (p50; p99 in params).
-Quick mode runs the eager steps at the smallest sizes the snippet takes (QUICK_SIZES); full mode every
+Quick mode runs the eager steps at the smallest sizes the snippet takes (its MODELS' size_range); full mode every
 step (224x224, 128 tokens), the compilations included, each row measured in three interleaved rounds, and beside
 ResNet-50 ONNX Runtime and OpenVINO on the same model and inputs
 (snippets/case_study_resnet50_runtimes.py).
@@ -25,10 +25,6 @@ LATENCY = "ResNet-50 batch-1 latency p50, all cores"
 GROUPS = {"resnet50": (THROUGHPUT, LATENCY),
           "transformer": ("Transformer throughput, all cores", "Transformer batch-1 latency p50, all cores")}
 TRAINING = "Training: time to the naive loop's held-out accuracy"
-# Quick mode's input sizes: the smallest the snippet accepts (32x32 images: ResNet-50 downsamples 32x;
-# 8-token sequences). The quick run checks that every step runs and is recorded; the snippet's own
-# --quick sizes (64x64, 32 tokens) are what the page shows, and the tests run that too.
-QUICK_SIZES = {"resnet50": 32, "transformer": 8}
 
 
 SIDE_NAMES = {"package": "AOTInductor package", "package bf16": "AOTInductor package bf16",
@@ -84,7 +80,10 @@ def run(session) -> None:
     for model, (throughput, latency) in GROUPS.items():
         with_peers = model == "resnet50" and not session.quick
         profiles = {}
-        rows = case.measure_steps(quick=session.quick, size=QUICK_SIZES[model] if session.quick else None,
+        # quick: the smallest size the snippet takes (32x32 images, 8 tokens), enough to check that every
+        # step runs and is recorded; the snippet's own --quick sizes are what the page shows
+        size = case.MODELS[model]["size_range"][0] if session.quick else None
+        rows = case.measure_steps(quick=session.quick, size=size,
                                   log=lambda line: None, model_name=model,
                                   peers=peers(case.native_bf16()) if with_peers else None,
                                   inspect=lambda row, predict, image: profile(profiles, row, predict, image))
