@@ -741,7 +741,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--batch", type=int,
                         help="inputs per batch for throughput, 1 to 256 (default: the best of a sweep)")
     parser.add_argument("--quick", action="store_true",
-                        help="smaller inputs (64x64 images, 32 tokens), fewer calls, no compile: well under a minute")
+                        help="smaller inputs ({}x{} images, {} tokens), fewer calls, no compile: well under a minute".format(
+                            MODELS["resnet50"]["quick"], MODELS["resnet50"]["quick"], MODELS["transformer"]["quick"]))
     parser.add_argument("--size", type=int, help="ResNet-50: image height and width, {} to {} (default {}); "
                         "transformer: tokens per sequence, {} to {} (default {})".format(
                             *MODELS["resnet50"]["size_range"], MODELS["resnet50"]["full"],

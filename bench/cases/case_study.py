@@ -80,8 +80,8 @@ def run(session) -> None:
     for model, (throughput, latency) in GROUPS.items():
         with_peers = model == "resnet50" and not session.quick
         profiles = {}
-        # quick: the smallest size the snippet takes (32x32 images, 8 tokens), enough to check that every
-        # step runs and is recorded; the snippet's own --quick sizes are what the page shows
+        # quick: the smallest size the snippet takes, enough to check that every step runs and is
+        # recorded; the snippet's own --quick sizes are what the page shows
         size = case.MODELS[model]["size_range"][0] if session.quick else None
         rows = case.measure_steps(quick=session.quick, size=size,
                                   log=lambda line: None, model_name=model,

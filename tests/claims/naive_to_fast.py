@@ -242,11 +242,11 @@ def _(m):
 
 
 @claim("naive-to-fast.md", "The allocator rows' control is step 7 again, with the same malloc, in\na fresh process instead of the benchmark's own")
-@claim("naive-to-fast.md", "each row the median of three one-second rounds.")
+@claim("naive-to-fast.md", "each row the median of three rounds.")
 @claim("naive-to-fast.md", "Nothing but the process differs between the two rows: on the AVX2 EPYC's VM, treat a difference\n"
                            "in throughput smaller than that as the machine's noise")
 @claim("naive-to-fast.zh.md", "分配器两行的对照组就是步骤 7 本身，malloc 也相同，只是放在一个新进程里")
-@claim("naive-to-fast.zh.md", "每一行都是三轮、每轮一秒的中位数。两行之间除了进程没有任何不同：在 AVX2 EPYC 的虚拟机上，比这更小的吞吐量差距应当看作机器的噪声")
+@claim("naive-to-fast.zh.md", "每一行都是三轮的中位数。两行之间除了进程没有任何不同：在 AVX2 EPYC 的虚拟机上，比这更小的吞吐量差距应当看作机器的噪声")
 def _(m):
     """The control is step 7 (the same int8 model: the same agreement with fp32, at the same batch
     size) with glibc's malloc, each throughput row the median of three rounds; the fresh process ran
