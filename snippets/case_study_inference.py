@@ -91,12 +91,15 @@ def denormal_fraction(model: torch.nn.Module) -> float:
 
 
 # --8<-- [start:transformer]
+VOCAB, POSITIONS = 30522, 512  # BERT-base's vocabulary and position table (the longest sequence it takes)
+
+
 class TextClassifier(nn.Module):
     """BERT-base's shape: token and position embeddings, 12 encoder layers (d_model 768, 12 heads,
     feed-forward 3072, GELU), mean pooling, a 10-class head; random weights, nothing downloaded."""
 
-    def __init__(self, vocab: int = 30522, d_model: int = 768, heads: int = 12, layers: int = 12,
-                 classes: int = 10, max_length: int = 512):
+    def __init__(self, vocab: int = VOCAB, d_model: int = 768, heads: int = 12, layers: int = 12,
+                 classes: int = 10, max_length: int = POSITIONS):
         super().__init__()
         self.tokens = nn.Embedding(vocab, d_model)
         self.positions = nn.Embedding(max_length, d_model)
@@ -111,7 +114,7 @@ class TextClassifier(nn.Module):
 
 def make_tokens(n: int, length: int, seed: int = 1) -> torch.Tensor:
     """n sequences of random token ids (no padding)."""
-    return torch.randint(0, 30522, (n, length), generator=torch.Generator().manual_seed(seed))
+    return torch.randint(0, VOCAB, (n, length), generator=torch.Generator().manual_seed(seed))
 
 
 def make_text_classifier(length: int, seed: int = 0) -> nn.Module:
@@ -131,7 +134,7 @@ MODELS = {
     "transformer": {"title": "BERT-base-shaped text classifier (nn.TransformerEncoder, 12 layers, seed 0)",
                     "build": make_text_classifier, "inputs": make_tokens, "item": "sequence",
                     "sizes": "{0}-token sequences", "full": 128, "quick": 32,
-                    "size_range": (8, 512), "size_why": "tokens (the position table's length)",
+                    "size_range": (8, POSITIONS), "size_why": "tokens (the position table's length)",
                     "skip": {"channels_last": "not run: no convolutions",
                              **{name: "not run: ResNet-50 only" for name in (*PACKAGES, *ALLOCATOR_ROWS, INT8_SCRIPT)}},
                     "steps": {"bf16": lambda model: bf16_weights_compiled(model)}},  # see bf16_weights_compiled

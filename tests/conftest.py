@@ -2,6 +2,7 @@ import functools
 import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests import releases
-from tests.paths import ROOT
+from tests.paths import ROOT, all_snippets
 from tests.running import PAGE_ARGS, RUN_CACHE_ENV, as_dict, as_result, clean_env, shared
 
 # The origin article's examples, kept verbatim: test_corrections.py runs them in subprocesses;
@@ -67,25 +68,44 @@ def pytest_collection_modifyitems(config, items):
 
 
 # Snippets whose page run, though it takes no --quick, lasts ten seconds or more on two cores: Inductor
-# compiling C++ in fresh processes, and three allocators' training children.
-LONG_RUNS = ("allocators_ld_preload", "compile_cache_outside_source_tree", "compile_speedup_small_mlp")
+# compiling C++ in fresh processes, three allocators' training children, and two that time every
+# variant in rounds (11 s each alone on the AVX2 EPYC, 2026-12-07).
+LONG_RUNS = ("allocators_ld_preload", "compile_cache_outside_source_tree", "compile_speedup_small_mlp",
+             "batching_throughput_latency", "vectorise_broadcast_einsum_bmm")
 
 
 def long_program(item, params: dict) -> bool:
     """Left out by `make test-fast` (marked slow): a test that needs a program running for ten seconds
     or more on two cores: the quick benchmark (the quick_run fixture), the snippets whose page shows
     a --quick run (PAGE_ARGS: the case studies, text generation) and those of LONG_RUNS: every
-    test in their own module, a test that runs one given as a parameter, and one that names one
-    to run_shared or run_isolated. Tests that start such programs themselves carry the mark.
+    test in their own module (one named for that snippet alone: test_case_study_runtimes, not
+    test_batching, which has two), a test that runs one given as a parameter, and one that names
+    one to run_shared or run_isolated. Tests that start such programs themselves carry the mark.
     `make test` runs them all."""
     long = (*PAGE_ARGS, *LONG_RUNS)
-    words = set(Path(str(item.fspath)).stem.removeprefix("test_").split("_"))  # case_study_runtimes
     text = source(item)
     runs = any(f"{runner}(" in text for runner in ("run_shared", "run_isolated"))
     return ("quick_run" in getattr(item, "fixturenames", ())
-            or any(words <= set(name.split("_")) for name in long)
+            or _module_snippet(Path(str(item.fspath)).stem) in long
             or (runs and any(value in long for value in params.values() if isinstance(value, str)))
-            or (runs and any(f'"{name}"' in text for name in long)))
+            or (runs and any(f'"{name}"' in text for name in long))
+            or (runs and any(re.search(rf"\b{constant}\b", text) for constant in _constants_naming(item, long))))
+
+
+def _constants_naming(item, names) -> list[str]:
+    """The test module's constants that hold one of names (test_batching's THROUGHPUT)."""
+    module = getattr(item, "module", None)
+    return [key for key, value in vars(module).items()
+            if key.isupper() and isinstance(value, str) and value in names] if module else []
+
+
+@functools.cache
+def _module_snippet(stem: str) -> str | None:
+    """The one snippet a test module is named for (its words all in the snippet's name), or None:
+    test_case_study_runtimes -> case_study_resnet50_runtimes; test_batching (two) -> None."""
+    words = set(stem.removeprefix("test_").split("_"))
+    named = [name for name in all_snippets() if words <= set(name.split("_"))]
+    return named[0] if len(named) == 1 else None
 
 
 def source(item) -> str:

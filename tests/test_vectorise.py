@@ -10,7 +10,7 @@ from bench.core import load_snippet
 from tests.isolation import run_isolated
 from tests.paths import OUTPUTS, snippet_path
 from tests.recorded import mask
-from tests.running import clean_env, run, run_here, run_shared, unknown_model_args
+from tests.running import clean_env, run_here, run_shared, unknown_model_args
 
 
 def test_loop_row_loop_and_mm_agree_and_article_sizes_are_computed():
@@ -113,17 +113,24 @@ def test_peak_per_precision_follows_the_instructions(flags, expected):
 
 @pytest.mark.skipif(not HAS_CPUINFO, reason="the peak comes from /proc/cpuinfo")
 def test_peak_estimate_follows_the_thread_count():
-    """The peak is for the threads torch uses: two threads, twice the one-thread peak."""
+    """The peak is for the threads torch uses: two threads, twice the one-thread peak. (In this
+    process, torch.set_num_threads before each run: the snippet reads torch.get_num_threads(), and
+    how a process starts with a thread count is the Threads page's, tested there.)"""
+    import torch
+
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs two usable cores")
-    peaks = []
-    for threads in ("1", "2"):
-        # a clock no core reaches: where the CPU model does not give the FMA units (Zen 5, some
-        # Xeons), one 1-thread torch.mm cannot look like two units' worth, in either run
-        result = run("vectorise_matmul_gflops", "--size", "128", "--mhz", "10000",
-                     env=clean_env(OMP_NUM_THREADS=threads))
-        assert result.returncode == 0, result.stderr
-        peaks.append(float(PEAK.search(result.stdout).group(1)))
+    peaks, before = [], torch.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            # a clock no core reaches: where the CPU model does not give the FMA units (Zen 5, some
+            # Xeons), one 1-thread torch.mm cannot look like two units' worth, in either run
+            result = run_here("vectorise_matmul_gflops", "--size", "128", "--mhz", "10000")
+            assert result.returncode == 0, result.stderr
+            peaks.append(float(PEAK.search(result.stdout).group(1)))
+    finally:
+        torch.set_num_threads(before)
     assert peaks[1] == pytest.approx(2 * peaks[0], rel=1e-3)
 
 

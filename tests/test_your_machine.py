@@ -59,6 +59,7 @@ def test_stored_output_fits_a_laptop_screen():
 
 
 @pytest.mark.recorded
+@pytest.mark.slow  # the notebook run again: a kernel importing torch and drawing a plot per technique, 11 s
 def test_stored_output_is_current(monkeypatch, request):
     fresh = execute(None, monkeypatch)
     same = lambda stored, new: text_outputs(nbformat.reads(stored, as_version=4)) == text_outputs(nbformat.reads(new, as_version=4))  # noqa: E731
