@@ -158,8 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         old = json.loads(record_path.read_text())
         if old["torch"] != running:
             sys.exit(f"{shown(record_path)} is of torch {old['torch']}, the venv runs {running}: re-run it whole")
-        # each kept result keeps the CPU kind it ran on (a record before per-test kinds: the record's)
-        kept = {node: {"cpu": old["cpu"], **{k: v for k, v in result.items() if k != "fingerprint"}}
+        # each kept result keeps the CPU kind it ran on (a record before per-test kinds: the record's),
+        # its keys in the order of a fresh result's, so that a re-run moves no line of the file
+        kept = {node: {**{k: v for k, v in result.items() if k not in ("fingerprint", "cpu")},
+                       "cpu": result.get("cpu", old["cpu"])}
                 for node, result in old["tests"].items()
                 if node in fingerprints and result["fingerprint"] == fingerprints[node]}
     selected = [node for node in sorted(fingerprints) if node not in kept]
