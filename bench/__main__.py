@@ -18,7 +18,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         prog="python -m bench",
         description="Measure every technique of the guide on this machine and write a results file.")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_true", help="small sizes, one to two minutes on 2 cores (what the tests run)")
+    mode.add_argument("--quick", action="store_true", help="small sizes, a few minutes on 2 cores (what the tests run)")
     mode.add_argument("--full", action="store_true", help="published sizes, the case study included: tens of minutes on 2 cores (default)")
     parser.add_argument("--only", default="", help="comma-separated techniques to run (names from --list)")
     parser.add_argument("--out", type=Path, default=Path("bench-results.json"),

@@ -87,3 +87,40 @@ def test_every_page_renders_with_a_fifth_kind(five, page):
     """The pages' figures (tables across kinds, conclusions per kind) take the fifth kind in."""
     lang = "zh" if page.endswith(".zh.md") else "en"
     assert render_page((DOCS / page).read_text(), lang, five)
+
+
+@pytest.mark.slow  # the notebook's plot per technique drawn again, 6 s
+def test_the_your_machine_notebook_plots_a_fifth_kind_beside_a_readers_run(five, monkeypatch, tmp_path):
+    """The Your machine notebook's code, run with a fifth reference and a reader's run: a plot per
+    technique, each with a bar of its own colour for the reader and for every reference (the
+    registry's colour for each kind, a spare one for the fifth)."""
+    import json
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+    import nbformat
+
+    from bench.cases import techniques
+
+    matplotlib.use("Agg")
+    mine = tmp_path / "bench-results.json"
+    mine.write_text(json.dumps(five[0]))
+    monkeypatch.setenv("BENCH_RESULTS", str(mine))
+    monkeypatch.setattr("bench.references.load_all", lambda: five)
+    monkeypatch.chdir(DOCS)  # the notebook finds the repository upwards from where it runs
+    shown = []
+
+    def show():
+        for number in plt.get_fignums():
+            bars = plt.figure(number).axes[0].containers
+            shown.append([bar.patches[0].get_facecolor() for bar in bars])
+        plt.close("all")
+
+    monkeypatch.setattr(plt, "show", show)
+    namespace = {}
+    cells = [c.source for c in nbformat.read(DOCS / "your-machine.ipynb", as_version=4).cells if c.cell_type == "code"]
+    for source in cells:
+        exec(compile(source, "your-machine.ipynb", "exec"), namespace)  # noqa: S102 - the notebook's own code
+    assert len(shown) == len(techniques()), "one plot per technique"
+    for colours in shown:
+        assert len(colours) == 1 + len(five) and len(set(colours)) == len(colours), colours
