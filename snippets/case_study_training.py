@@ -260,13 +260,14 @@ def child(step: str, target: float, seed: int, max_epochs: int, threads: int, ex
 
 
 def measure_steps(steps=STEPS + SIDE_ROWS, quick: bool = False, log=print,
-                  tcmalloc: str | None = None) -> tuple[float, list[dict]]:
+                  tcmalloc: str | None = None, cfg: dict | None = None) -> tuple[float, list[dict]]:
     """Trains the naive loop cfg["runs"] times (seeds 0, 1, ...); the lowest of its final accuracies,
     which every run of it reached, is the target. Then trains every other step as many times, in
     rounds (one run of each step per round, so a slow minute falls on all alike), each stopping at
     the target; the allocator rows in fresh processes, tcmalloc and its glibc control in turn
-    first. Returns the target and a row per step: the median over its runs."""
-    cfg = QUICK if quick else FULL
+    first. Returns the target and a row per step: the median over its runs. cfg: the runs and
+    epochs (default: QUICK with quick, else FULL)."""
+    cfg = cfg or (QUICK if quick else FULL)
     if "tcmalloc" in steps or "glibc_fresh" in steps:  # the one is measured against the other
         steps = [*steps, *[s for s in CHILD_ROWS if s not in steps]]
     library = find_tcmalloc(tcmalloc)

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from bench.cases import techniques
+from bench.cases import case_study, techniques
 from bench.compare import column_head
 from bench.machine import kind
 from bench.references import FOLDER as REFERENCES, lacks, load_all, unmeasured
@@ -90,6 +90,12 @@ def test_the_run_names_the_rows_it_did_not_run_and_why(quick_run):
         == "--quick: no compilation", skipped
     assert skipped["case_study/resnet-50-throughput-all-cores/5-compile"] == "not run in --quick", skipped
     assert not set(skipped) & {row["id"] for row in results["results"]}, "a row both measured and not run"
+    # Quick mode trains each step to the accuracy of one naive epoch (QUICK_TRAINING), and a step
+    # that does not reach it leaves no row: every training row of the references is here, or not
+    # run with its reason.
+    training = {row["id"] for reference in load_all() for row in reference["results"] if row["group"] == case_study.TRAINING}
+    assert training and training <= {row["id"] for row in results["results"]} | set(skipped), \
+        sorted(training - {row["id"] for row in results["results"]} - set(skipped))
 
 
 def test_an_unknown_cpu_model_changes_no_row_id(quick_run, tmp_path):
