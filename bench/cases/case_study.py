@@ -107,9 +107,8 @@ def run(session) -> None:
 TRAIN = """
 import json, sys
 from bench.core import load_snippet
-training = load_snippet("case_study_training")
-quick = sys.argv[1] == "quick"
-target, rows = training.measure_steps(quick=quick, cfg=json.loads(sys.argv[2]) if quick else None, log=lambda line: None)
+cfg = json.loads(sys.argv[1])  # QUICK_TRAINING in quick mode; null in full mode (the snippet's FULL)
+target, rows = load_snippet("case_study_training").measure_steps(quick=cfg is not None, cfg=cfg, log=lambda line: None)
 print(json.dumps([target, rows]))
 """
 
@@ -123,7 +122,7 @@ def train_in_fresh_process(quick: bool) -> tuple[float, list[dict]]:
     import sys
     from pathlib import Path
 
-    done = subprocess.run([sys.executable, "-c", TRAIN, "quick" if quick else "full", json.dumps(QUICK_TRAINING)], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", TRAIN, json.dumps(QUICK_TRAINING if quick else None)], capture_output=True,
                           text=True, cwd=Path(__file__).resolve().parents[2])
     if done.returncode != 0:
         raise RuntimeError(f"the training part failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
