@@ -1,10 +1,11 @@
-# One command each: `make site` (set up + build), `make serve`, `make test`, `make test-fast`, `make regen`, `make bench`,
+# One command each: `make site` (set up + build), `make serve`, `make test-all` (CI), `make test`, `make test-fast`,
+# `make regen`, `make bench`,
 # `make test-torch TORCH=2.15.0`, `make bench-torch TORCH=2.15.0`.
 export NO_MKDOCS_2_WARNING := 1
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup site serve test test-fast regen test-torch bench bench-torch
+.PHONY: setup site serve test-all test test-fast regen test-torch bench bench-torch
 # llama.cpp (llama-cpp-python) is compiled for the CPU it is built on: bench/llama_build.py builds it,
 # and again when the venv meets another CPU (its stamp names the CPU's vector extensions; the
 # release venvs of bench/releases.py go through the same script).
@@ -24,8 +25,15 @@ site: setup
 serve: setup
 	$(PY) -m mkdocs serve
 
-test: setup
+# Every test: what CI runs (.ci/run).
+test-all: setup
 	$(PY) -m pytest
+
+# The suite before a push: all but the matrix, the runs again of snippets that other tests run, here
+# on one CPU under the isolation conditions or under another start method (tests/conftest.py marks
+# them); CI runs them.
+test: setup
+	$(PY) -m pytest -m "not matrix"
 
 # For editing loops: all but the isolation / start-method matrix, the browser and the slow tier (long programs
 # and reruns, tests/conftest.py long_program); CI runs all. The site is built without the htmlproofer plugin,
