@@ -1,6 +1,5 @@
 # One command each: `make site` (set up + build), `make serve`, `make test-all` (CI), `make test`, `make test-fast`,
-# `make regen`, `make bench`,
-# `make test-torch TORCH=2.15.0`, `make bench-torch TORCH=2.15.0`.
+# `make regen`, `make bench`, `make test-torch TORCH=2.15.0`, `make bench-torch TORCH=2.15.0`.
 export NO_MKDOCS_2_WARNING := 1
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -29,9 +28,9 @@ serve: setup
 test-all: setup
 	$(PY) -m pytest
 
-# The suite before a push: all but the matrix, the runs again of snippets that other tests run, here
-# on one CPU under the isolation conditions or under another start method (tests/conftest.py marks
-# them); CI runs them.
+# The suite before a push: all but the matrix, which runs again snippets that other tests run, on one
+# CPU under the isolation conditions or under another start method (tests/conftest.py marks it); CI
+# runs it.
 test: setup
 	$(PY) -m pytest -m "not matrix"
 
