@@ -42,9 +42,9 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the matrix (left out by `make test` and `make test-fast`): tests that run a snippet under the isolation
-    conditions (run_isolated) or under another start method (a spawn/forkserver parameter); mark
-    slow (also left out) the tests long_program names. On another torch release
+    """Mark the matrix (left out by `make test` and `make test-fast`): tests that run a snippet under
+    the isolation conditions (run_isolated) or under another start method (a spawn/forkserver
+    parameter); mark slow (left out by `make test-fast` only) the tests long_program names. On another torch release
     (tests/releases.py), skip the release tests that need a package that did not install for it,
     with pip's reason; and write the release tests' fingerprints."""
     missing = json.loads(os.environ.get("RELEASE_MISSING") or "{}")
