@@ -280,9 +280,10 @@ def test_an_isa_cap_turns_openvino_bf16_off(isa, native, monkeypatch):
 
 def test_profile_option_prints_each_rows_split():
     """--profile, as the page tells readers to run it: one line per row, the medians of its
-    convolutions, other operators and time around them close to the median profiled call (each
-    call's parts add up exactly: test_a_profiled_call_splits_into_parts_that_add_up), and for
-    PyTorch the part of its convolutions in oneDNN's kernels."""
+    convolutions, other operators and time around them, none below zero and together not above
+    the median profiled call (each call's parts add up exactly:
+    test_a_profiled_call_splits_into_parts_that_add_up), and for PyTorch the part of its
+    convolutions in oneDNN's kernels."""
     require("openvino")
     result = run_here(NAME, "--quick", "--runtime", "openvino", "--batch", "2", "--profile")
     assert result.returncode == 0, result.stderr
@@ -302,8 +303,14 @@ def test_profile_option_prints_each_rows_split():
             # a Xeon with AMX, in a full suite: 11.73 + 0.74 - 3.36 ms against 7.49)
             overlapping.append((name, conv, other, around, whole))
             continue
-        # medians of the parts need not add up to the median call (the median of sums is not the sum of
-        # medians): 12% apart for OpenVINO int8 once in a full suite on two busy cores, so 15%
-        assert abs(conv + other + around - whole) <= 0.15 * whole, (name, conv, other, around, whole)
+        # an operator counted twice (one nested in another) would put the operators above the call
+        assert around >= 0, (name, cells)
+        # the medians of the parts need not add up to the median call (the median of sums is not the
+        # sum of medians). Time taken by another process lands in one part of some calls and another
+        # part of others, and raises the median call more than any part's median: on a Xeon with AMX,
+        # the other worker busy, PyTorch eager's parts came to two thirds of its median call
+        # (33.9 + 4.41 + 3.33 ms against 61.42). Well above it they would count something twice; the
+        # two were 12% apart for OpenVINO int8 once in a full suite on two busy cores, so 15%
+        assert conv + other + around <= 1.15 * whole, (name, conv, other, around, whole)
     if overlapping:
         pytest.xfail(f"OpenVINO's node times exceeded the call, every other row checked: {overlapping}")
