@@ -1,5 +1,6 @@
 """The quantisation page: torchao int8 shrinks the model and stays close to fp32; the old
 torch.ao.quantization API is deprecated; the snippet runs clean under -W error and skips without torchao."""
+import os
 import re
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import pytest
 import torch
 
 from bench.core import load_snippet
-from tests.isolation import run_isolated
+from tests.isolation import emulation_gap, run_isolated
 from tests.running import clean_env, run, run_here, run_shared
 
 NAME = "quantisation_int8_dynamic_torchao"
@@ -24,6 +25,9 @@ def test_serialized_size_shrinks_about_four_times():
 
 
 def test_int8_outputs_within_tolerance_of_fp32():
+    gap = emulation_gap(NAME, dict(os.environ))  # the suite itself run under ONEDNN_MAX_CPU_ISA=AVX2
+    if gap:
+        pytest.xfail(gap)
     out = run_shared(NAME).stdout
     m = re.search(r"relative error (\S+) \(tolerance 5e-2\): OK; same class for ([\d.]+)% of inputs", out)
     assert m, out
