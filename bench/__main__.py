@@ -1,4 +1,5 @@
-"""python -m bench [--quick | --full] [--only T1,T2] [--out FILE] [--overwrite] [--update-reference]"""
+"""python -m bench [--quick | --full] [--only T1,T2] [--out FILE] [--overwrite] [--update-reference]
+[--record-missing] [--add-recording FILE]"""
 from __future__ import annotations
 
 import argparse
@@ -28,10 +29,30 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="write this CPU kind's reference (bench/references/<kind>.json, e.g. "
                              "amd-avx2.json); full mode only; with --only, replace those techniques' "
                              "rows in the existing reference and keep the rest")
+    parser.add_argument("--record-missing", action="store_true",
+                        help="full mode: run the techniques whose rows this CPU kind's reference has fewer than two "
+                             "recordings of, and merge the run into it as another recording (verdicts hold only "
+                             "where they hold in each)")
+    parser.add_argument("--add-recording", type=Path, metavar="FILE",
+                        help="merge FILE, a finished full run of this kind (python -m bench --full), into its "
+                             "reference as another recording, and exit")
     parser.add_argument("--list", action="store_true", help="list the techniques and exit")
     args = parser.parse_args(argv)
-    if args.list:
+    if args.list or args.add_recording:
+        if args.add_recording and not args.add_recording.is_file():
+            parser.error(f"{args.add_recording} is not a file")
         return args
+    if args.record_missing:
+        if args.quick or args.update_reference or args.only:
+            parser.error("--record-missing picks its techniques and runs in full mode: no --quick, --only or "
+                         "--update-reference")
+        missing = missing_allocators()
+        if missing:
+            parser.error(f"--record-missing needs every allocator the benchmark compares; install {' and '.join(missing)}")
+        args.only = ",".join(missing_recordings())
+        if not args.only:
+            print("every row of this kind's reference has two recordings or more: nothing to record")
+            raise SystemExit(0)
 
     args.techniques = [t for t in args.only.split(",") if t] or known
     unknown = [t for t in args.techniques if t not in known]
@@ -54,6 +75,38 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def missing_recordings() -> list[str]:
+    """The techniques of which this kind's reference has a row recorded fewer than twice, or no row
+    (not_measured, a technique the reference lacks)."""
+    from bench.machine import this_machine
+    from bench.references import path_for, recording_count
+    path = path_for(this_machine())
+    if not path.is_file():
+        raise SystemExit(f"error: no reference for this CPU kind ({path.name}): record one with --update-reference")
+    reference = json.loads(path.read_text())
+    names = list(techniques())
+    thin = {r["technique"] for r in reference["results"] if recording_count(reference, r["id"]) < 2}
+    lacking = {key.split("/", 1)[0] for key in reference.get("not_measured", {})}
+    absent = {name for name in names if not any(r["technique"] == name for r in reference["results"])}
+    return [name for name in names if name in thin | lacking | absent]
+
+
+def add_recording_file(path: Path) -> int:
+    """--add-recording: merge a finished run into its kind's reference."""
+    from bench.references import add_recording, path_for
+    try:
+        run = json.loads(path.read_text())
+        reference_path = path_for(run["machine"])
+        merged_reference, counts = add_recording(json.loads(reference_path.read_text()), run)
+    except (OSError, KeyError, ValueError) as error:
+        print(f"error: --add-recording {path}: {error}", file=sys.stderr)
+        return 2
+    reference_path.write_text(json.dumps(merged_reference, indent=1) + "\n")
+    print(f"merged into {reference_path}: {counts['again']} rows recorded again, {counts['new']} rows of groups it "
+          f"lacked, {counts['left_out_disturbed']} disturbed rows left out")
+    return 0
+
+
 def missing_allocators() -> list[str]:
     from bench.core import load_snippet
     find = load_snippet("allocators_ld_preload").find
@@ -62,6 +115,8 @@ def missing_allocators() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.add_recording:
+        return add_recording_file(args.add_recording)
     if args.list:
         for name, title in techniques().items():
             print(f"{name:20} {title}")
@@ -79,23 +134,37 @@ def main(argv: list[str] | None = None) -> int:
     session = Session(quick=args.quick)
     started = dt.datetime.now(dt.timezone.utc)
     progress = tqdm(args.techniques, desc="benchmark", unit="technique", file=sys.stderr)
+    took: dict[str, float] = {}
     for name in progress:
         progress.set_postfix_str(name)
         session.technique = name
+        began = dt.datetime.now(dt.timezone.utc)
         load(name).run(session)
+        took[name] = round((dt.datetime.now(dt.timezone.utc) - began).total_seconds(), 1)
     add_ratios(session.rows)
+    timed = [r for r in session.rows if "others_busy" in r]
 
     results = {
         "schema": 1,
         "mode": "quick" if args.quick else "full",
         "created": started.isoformat(timespec="seconds"),
         "seconds": round((dt.datetime.now(dt.timezone.utc) - started).total_seconds(), 1),
+        "technique_seconds": took,
+        # what the disturbance watch saw (bench.core.Watch): measurements taken again because other
+        # processes used the CPU, and rows whose kept measurement was still disturbed
+        "disturbed": {"dropped": sum(r["disturbed_dropped"] for r in timed),
+                      "kept_disturbed": sorted(r["id"] for r in timed if r.get("disturbed")),
+                      "watched_rows": len(timed)},
         "machine": machine.describe(),
         "techniques": {name: titles[name] for name in args.techniques},
         "results": session.rows,
         "not_run": session.not_run,
     }
     out = path_for(results["machine"]) if args.update_reference else args.out
+    if args.record_missing:
+        out.write_text(json.dumps(results, indent=1) + "\n")
+        print(f"wrote {out} ({results['seconds']} s)")
+        return add_recording_file(out)
     if args.update_reference and args.only:
         try:
             results = merged(json.loads(out.read_text()), results)
@@ -107,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     Compare(session.measurements).print()
     if not args.update_reference:
         print(side_by_side(results, load_all()))
+    watch = results["disturbed"]
+    print(f"disturbance watch: {watch['dropped']} measurement(s) taken again, {len(watch['kept_disturbed'])} of "
+          f"{watch['watched_rows']} watched rows still disturbed")
     print(f"wrote {out} ({results['seconds']} s)")
     return 0
 
@@ -132,6 +204,9 @@ def merged(reference: dict, run: dict) -> dict:
             kept.update(run["not_run"])
         if kept or field in reference:
             out[field] = kept
+    if reference.get("recordings"):  # later recordings of the replaced techniques measured another harness
+        out["recordings"] = [{**rec, "results": [r for r in rec["results"] if r["technique"] not in names]}
+                             for rec in reference["recordings"]]
     out["measured_separately"] = {**reference.get("measured_separately", {}),
                                   **{name: {"created": run["created"], "seconds": run["seconds"],
                                             "measured_mhz": run["machine"].get("measured_mhz")} for name in names}}

@@ -77,16 +77,30 @@ class Session:
     def time(self, group: str, label: str, fn: Callable[[], Any], *, num_threads: int = 1,
              baseline: bool = False, items: int | None = None, params: dict | None = None,
              min_run_time: float | None = None) -> dict:
-        """Median and IQR of fn() with blocked_autorange and an explicit thread count.
+        """Median and IQR of fn() with blocked_autorange and an explicit thread count, its blocks
+        kept as the row's samples. A measurement during which other processes used the CPU
+        (Watch) is taken again, up to RETRIES times; the row says how many were dropped and how
+        busy the others were in the one it keeps.
 
         items: how many samples one call handles, to also report items/s.
         """
         timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=num_threads,
                       label=f"{self.technique}: {group}", sub_label=label,
                       description=f"{num_threads} thread(s)")
-        m = timer.blocked_autorange(min_run_time=min_run_time or self.min_run_time)
-        return self._measured(m, group, label, baseline=baseline, items=items,
-                              params={"num_threads": num_threads, **(params or {})})
+        dropped = 0
+        while True:
+            with Watch() as watch:
+                m = timer.blocked_autorange(min_run_time=min_run_time or self.min_run_time)
+            if not watch.disturbed() or dropped == RETRIES or self.quick:
+                break
+            dropped += 1
+        row = self._measured(m, group, label, baseline=baseline, items=items,
+                             params={"num_threads": num_threads, **(params or {})})
+        row["others_busy"] = round(watch.others_busy, 3)
+        row["disturbed_dropped"] = dropped
+        if watch.disturbed():
+            row["disturbed"] = True
+        return row
 
     def time_samples(self, group: str, label: str, seconds: list[float], *, baseline: bool = False,
                      items: int | None = None, params: dict | None = None) -> dict:
@@ -100,30 +114,72 @@ class Session:
     def _measured(self, m: Measurement, group, label, *, baseline, items, params) -> dict:
         self.measurements.append(m)
         row = self._add(group, label, m.median, "s", baseline=baseline, higher_is_better=False,
-                        spread=m.iqr, runs=len(m.times), params=params)
+                        spread=m.iqr, runs=len(m.times), params=params, samples=m.times)
         if items:
             row["items_per_s"] = items / m.median
         return row
 
     def record(self, group: str, label: str, value: float, unit: str, *, baseline: bool = False,
                higher_is_better: bool = False, spread: float | None = None, runs: int = 1,
-               params: dict | None = None) -> dict:
-        """A metric that is not a Timer duration: images/s, MB, peak RSS, a count."""
-        return self._add(group, label, value, unit, baseline=baseline, higher_is_better=higher_is_better,
-                         spread=spread, runs=runs, params=params or {})
+               params: dict | None = None, samples: list[float] | None = None, paired: bool = False) -> dict:
+        """A metric that is not a Timer duration: images/s, MB, peak RSS, a count. samples: the
+        values it summarises, one per round where the case measures its rows in interleaved
+        rounds (paired: bench.noise compares two such rows round by round)."""
+        row = self._add(group, label, value, unit, baseline=baseline, higher_is_better=higher_is_better,
+                        spread=spread, runs=runs, params=params or {}, samples=samples)
+        if paired:
+            row["paired"] = True
+        return row
 
     def skip(self, group: str, label: str, reason: str) -> None:
         """A row this run did not measure, and why: a reference then states it (bench.references.lacks)."""
         self.not_run[row_id(self.technique, group, label)] = re.sub(r"^not run: ", "", reason)
 
-    def _add(self, group, label, value, unit, *, baseline, higher_is_better, spread, runs, params):
+    def _add(self, group, label, value, unit, *, baseline, higher_is_better, spread, runs, params, samples=None):
         row = {"id": row_id(self.technique, group, label),
                "technique": self.technique, "group": group, "label": label, "unit": unit,
                "median": float(value), "spread": None if spread is None else float(spread),
                "runs": runs, "baseline": baseline, "higher_is_better": higher_is_better,
                "params": params}
+        if samples is not None and len(samples) > 1:
+            row["samples"] = [float(f"{v:.4g}") for v in samples]
         self.rows.append(row)
         return row
+
+
+# A measurement is taken again when other processes kept more than this share of one core busy
+# during it (their CPU time over its wall time), at most RETRIES times.
+DISTURBED = 0.10
+RETRIES = 2
+
+
+class Watch:
+    """The CPU time that processes other than this one used while the block ran, in cores
+    (system-wide busy time from /proc/stat, hypervisor steal included, minus this process's own):
+    what tells a quiet round from one that shared the machine."""
+
+    def __enter__(self):
+        import psutil
+        self._psutil, self._me = psutil, psutil.Process()
+        self._start = self._read()
+        return self
+
+    def _read(self) -> tuple[float, float, float]:
+        import time as clock
+        total = self._psutil.cpu_times()
+        busy = total.user + total.system + getattr(total, "nice", 0) + getattr(total, "irq", 0) \
+            + getattr(total, "softirq", 0) + getattr(total, "steal", 0)
+        mine = self._me.cpu_times()
+        return clock.perf_counter(), busy, mine.user + mine.system + mine.children_user + mine.children_system
+
+    def __exit__(self, *exc):
+        wall0, busy0, mine0 = self._start
+        wall1, busy1, mine1 = self._read()
+        self.others_busy = max(0.0, (busy1 - busy0) - (mine1 - mine0)) / max(wall1 - wall0, 1e-9)
+        return False
+
+    def disturbed(self) -> bool:
+        return self.others_busy > DISTURBED
 
 
 def summarise(values: list[float]) -> tuple[float, float | None]:

@@ -21,10 +21,9 @@ import jinja2
 from bench.cases import pages, recommended, techniques, when
 from bench.compare import by_id, fmt_ratio, fmt_value
 from bench.machine import kind, kind_order, kind_title
-from bench.references import PROBE, load_all, load_releases, load_upgrades, pins, release_key, timed_rows
+from bench.noise import EVEN, ONE_SAMPLE, across, combined, outcome
+from bench.references import PROBE, load_all, load_releases, load_upgrades, pins, recordings, release_key, timed_rows
 
-# A ratio within 5% of 1 is "even": two runs of one row on these shared 2-core VMs differ by that much.
-EVEN = 0.05
 OUTCOMES = {"en": {"paid": "paid", "lost": "lost", "even": "even", "mixed": "mixed"},
             "zh": {"paid": "更快", "lost": "更慢", "even": "持平", "mixed": "有快有慢"}}
 # Jinja's markers as the site uses them: {{ … }} only; {# is a heading's anchor ({#what-to-do}), not a comment.
@@ -56,19 +55,6 @@ def coarse_ratio(ratio: float) -> str:
     return f"{ratio:.0f}×" if ratio >= 10 else fmt_ratio(ratio)
 
 
-def outcome(ratio: float) -> str:
-    return "paid" if ratio >= 1 + EVEN else "lost" if ratio <= 1 - EVEN else "even"
-
-
-def combined(outcomes: list[str]) -> str:
-    """A technique's verdict over its groups: paid (won somewhere, lost nowhere), lost (the
-    reverse), even (within 5% everywhere) or mixed (won in one group, lost in another)."""
-    found = set(outcomes)
-    if {"paid", "lost"} <= found:
-        return "mixed"
-    return "paid" if "paid" in found else "lost" if "lost" in found else "even"
-
-
 class Figures:
     """The references as the pages quote them, in one language ("en" or "zh")."""
 
@@ -79,6 +65,7 @@ class Figures:
         references = sorted(load_all() if references is None else references, key=lambda r: kind_order(r["machine"]))
         self.references = {kind(r["machine"]): r for r in references}
         self.rows = {k: by_id(r) for k, r in self.references.items()}
+        self.recordings = {k: recordings(r) for k, r in self.references.items()}
         self.lang = lang
 
     # --- one figure ---------------------------------------------------------------------------
@@ -119,11 +106,18 @@ class Figures:
             raise FigureError(f"the {kind_} row {row_id!r} has no {key}")
         return fmt.format(params[key])
 
-    def run_minutes(self, kind_: str) -> str:
-        """How long the kind's reference run took, in whole minutes: '23'."""
+    def part_minutes(self, kind_: str, technique: str) -> str:
+        """How long one technique's part of the kind's reference took, in whole minutes: from the
+        run's per-technique times, or from the run that recorded that part alone
+        (measured_separately); never the whole run's time, which later parts replaced."""
         if kind_ not in self.references:
             raise FigureError(f"no reference of kind {kind_!r}")
-        return f"{self.references[kind_]['seconds'] / 60:.0f}"
+        reference = self.references[kind_]
+        seconds = reference.get("technique_seconds", {}).get(technique) \
+            or reference.get("measured_separately", {}).get(technique, {}).get("seconds")
+        if not seconds:
+            raise FigureError(f"the {kind_} reference does not say how long {technique} took")
+        return f"{seconds / 60:.0f}"
 
     def _across(self, patterns: str | list[str]) -> list[tuple[str, dict]]:
         patterns = [patterns] if isinstance(patterns, str) else patterns
@@ -156,7 +150,8 @@ class Figures:
 
     def runtimes(self) -> str:
         """The other runtimes against tuned PyTorch, per kind and precision: in throughput, how many
-        times faster the runtime was; at batch 1, how many times lower its p50 latency."""
+        times faster the runtime was; at batch 1, how many times lower its p50 latency; each with
+        bench.noise's verdict (ahead, level within noise, behind)."""
         heads = {"en": ("CPU", "Precision", "Throughput: runtime ÷ PyTorch", "Batch-1 p50: PyTorch ÷ runtime"),
                  "zh": ("CPU", "精度", "吞吐量：运行时 ÷ PyTorch", "批大小 1 的 p50：PyTorch ÷ 运行时")}[self.lang]
         lines = ["| " + " | ".join(heads) + " |", "|---|---|---:|---:|"]
@@ -175,13 +170,17 @@ class Figures:
                 regime = "latency" if "latency" in group else "throughput"
                 name = self._runtime_name(row["label"])
                 name = re.sub(r" (fp32|bf16|int8)$", "", name)
-                by_step.setdefault(step, {}).setdefault(regime, []).append(f"{name} {row['ratio'] / base['ratio']:.2f}×")
+                word = {"en": {"paid": "ahead", "even": "level", "lost": "behind"},
+                        "zh": {"paid": "领先", "even": "持平", "lost": "落后"}}[self.lang][outcome(self.span(kind_, row, base))]
+                by_step.setdefault(step, {}).setdefault(regime, []).append(
+                    f"{name} {row['ratio'] / base['ratio']:.2f}×" + (f"（{word}）" if self.lang == "zh" else f" ({word})"))
             for step, regimes in sorted(by_step.items()):
                 precision = next(r["params"]["precision"] for i, r in self.rows[kind_].items()
                                  if i.startswith("case_study/resnet-50") and r["params"].get("step") == step)
                 where = f"（第 {step} 步）" if self.lang == "zh" else f" (step {step})"
+                sep = "；" if self.lang == "zh" else ", "
                 lines.append(f"| {kind_title(reference['machine'])} | {precision}{where} | "
-                             f"{', '.join(regimes.get('throughput', ['–']))} | {', '.join(regimes.get('latency', ['–']))} |")
+                             f"{sep.join(regimes.get('throughput', ['–']))} | {sep.join(regimes.get('latency', ['–']))} |")
         return "\n".join(lines)
 
     def said(self, value: float) -> str:
@@ -197,21 +196,97 @@ class Figures:
         return [row for row_id, row in self.rows[kind_].items() if row.get("ratio")
                 and any(fnmatch.fnmatchcase(row_id, p) for p in patterns)]
 
+    def baseline(self, kind_: str, row: dict) -> dict:
+        """The baseline row of the row's group on the kind."""
+        return next(r for r in self.rows[kind_].values()
+                    if r["baseline"] and r["technique"] == row["technique"] and r["group"] == row["group"])
+
+    def span(self, kind_: str, row: dict, other: dict | None = None) -> tuple[float, float]:
+        """The interval of the row's ratio over its group's baseline (or other), over every
+        recording of the kind that has both (bench.noise)."""
+        other = other or self.baseline(kind_, row)
+        return across(self.recordings[kind_], row["id"], other["id"])
+
+    def _pair(self, kind_: str, row_id: str, other_id: str | None) -> tuple[float, float]:
+        row = self.row(kind_, row_id)
+        try:
+            return self.span(kind_, row, self.row(kind_, other_id) if other_id else None)
+        except ValueError as error:
+            raise FigureError(str(error)) from None
+
+    def row_outcome(self, kind_: str, row_id: str, other_id: str | None = None) -> str:
+        """paid, lost or even (within noise) for one row against its group's baseline (or other_id)."""
+        return outcome(self._pair(kind_, row_id, other_id))
+
+    def outcome_word(self, kind_: str, row_id: str, other_id: str | None = None) -> str:
+        """The verdict on one row against its group's baseline (or other_id), by bench.noise's rule,
+        in the page's language: 'paid', 'lost', 'even'."""
+        return OUTCOMES[self.lang][self.row_outcome(kind_, row_id, other_id)]
+
+    def interval(self, kind_: str, row_id: str, other_id: str | None = None) -> str:
+        """The interval of the row's ratio over its baseline (or other_id): '1.03–1.26×'."""
+        low, high = self._pair(kind_, row_id, other_id)
+        return f"{low:.2f}–{high:.2f}×"
+
+    def drift_table(self) -> str:
+        """Per CPU kind: its recordings (when, on which CPU) and, over the rows recorded more than once,
+        how far a row's ratio over its baseline moved between recordings: the median and the largest
+        factor (1.00× = no drift)."""
+        from bench.machine import machine_name
+        from bench.references import machine_of
+        heads = {"en": ("CPU kind", "Recordings", "Rows recorded twice or more", "Ratio drift: median", "largest"),
+                 "zh": ("CPU 类型", "录制", "录制过两次及以上的行", "比值漂移：中位数", "最大")}[self.lang]
+        lines = ["| " + " | ".join(heads) + " |", "|---|---|---:|---:|---:|"]
+        for kind_, reference in self.references.items():
+            runs = [(reference["created"][:10], reference["machine"])] + [
+                (rec["created"][:10], rec["machine"]) for rec in reference.get("recordings", [])]
+            said = "<br>".join(f"{day}: {machine_name(machine_of(m))}" for day, m in runs)
+            first, *later = self.recordings[kind_]
+            factors = []
+            for rows in later:
+                for row_id, row in rows.items():
+                    if row_id in first and first[row_id].get("ratio") and row.get("ratio") and not row["baseline"]:
+                        moved = row["ratio"] / first[row_id]["ratio"]
+                        factors.append(max(moved, 1 / moved))
+            if factors:
+                cells = [str(len(factors)), fmt_ratio(statistics.median(factors)), fmt_ratio(max(factors))]
+            else:
+                cells = ["0", {"en": "one recording", "zh": "只有一次录制"}[self.lang], "–"]
+            lines.append(f"| {kind_title(reference['machine'])} | {said} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def noise(self, name: str) -> str:
+        """A constant of the verdict rule as a percentage: noise("even") is the even band's '5%'."""
+        value = {"even": EVEN, "one_sample": ONE_SAMPLE}[name]
+        return f"{value * 100:.0f}%"
+
     def verdict(self, kind_: str, patterns: list[str]) -> tuple[str, list[dict]] | None:
         rows = self.matching(kind_, patterns)
         if not rows:
             return None
-        return combined([outcome(r["ratio"]) for r in rows]), rows
+        return combined([outcome(self.span(kind_, r)) for r in rows]), rows
 
     def cell(self, kind_: str, patterns: list[str]) -> str:
-        """'**paid** 1.14–1.49×' over the matching rows of one kind; '–' where none was measured."""
+        """'**paid** 1.14–1.49×' over the matching rows of one kind; '–' where none was measured.
+        A range's ends are rows that are themselves beyond noise in the verdict's direction (paid:
+        the paid rows; lost: the lost ones; mixed: both ranges); an even verdict spans every row."""
         found = self.verdict(kind_, patterns)
         if found is None:
             return "–"
         word, rows = found
-        low, high = min(r["ratio"] for r in rows), max(r["ratio"] for r in rows)
-        span = fmt_ratio(low) if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}×"
-        return f"**{OUTCOMES[self.lang][word]}** {span}"
+        words = OUTCOMES[self.lang]
+
+        def span(selected: list[dict]) -> str:
+            low, high = min(r["ratio"] for r in selected), max(r["ratio"] for r in selected)
+            return fmt_ratio(low) if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}×"
+
+        of = {w: [r for r in rows if outcome(self.span(kind_, r)) == w] for w in ("paid", "lost", "even")}
+        if word == "even":
+            return f"**{words['even']}** {span(rows)}"
+        parts = [f"{words[w]} {span(of[w])}" for w in ("paid", "lost", "even") if of[w]]
+        if word == "mixed":
+            return f"**{words['mixed']}**: " + ", ".join(parts)
+        return f"**{words[word]}** " + ", ".join(parts)[len(words[word]) + 1:]
 
     def verdicts(self, technique: str | dict[str, list[str]]) -> str:
         """A small table: per CPU kind, the technique's verdict in each regime, over every group that
@@ -223,13 +298,21 @@ class Figures:
         for kind_, reference in self.references.items():
             cells = [self.cell(kind_, patterns) for patterns in regimes.values()]
             if set(cells) != {"–"}:
-                lines.append(f"| {kind_title(reference['machine'])} | " + " | ".join(cells) + " |")
+                once = self._once(kind_, [p for patterns in regimes.values() for p in patterns])
+                lines.append(f"| {kind_title(reference['machine'])}{once} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
+
+    def _once(self, kind_: str, patterns: list[str]) -> str:
+        """' <small>(one recording)</small>' where a row the patterns match on the kind has been
+        recorded once only: its verdict rests on one run."""
+        rows = self.matching(kind_, patterns)
+        once = any(sum(r["id"] in rec for rec in self.recordings[kind_]) < 2 for r in rows)
+        return {"en": " <small>(one recording)</small>", "zh": " <small>（一次录制）</small>"}[self.lang] if once else ""
 
     def _regime(self, name: str) -> str:
         zh = {"inference": "推理", "training": "训练", "throughput": "吞吐量", "latency": "延迟", "size": "大小",
               "speed": "速度", "memory": "内存", "inference_mode, time": "inference_mode，时间",
-              "skipping work in training": "训练中跳过的计算"}
+              "skipping work in training": "训练中跳过的计算", "constants built once": "只构建一次的常量"}
         return zh.get(name, name) if self.lang == "zh" else name
 
     def steps(self, group_slug: str) -> str:
@@ -242,7 +325,7 @@ class Figures:
             for group in groups:
                 for row_id, row in self.rows[kind_].items():
                     if row_id.startswith(f"case_study/{group}/") and row["params"]["step"] != 1 \
-                            and float(row["params"]["step"]).is_integer():
+                            and self._path_step(row_id, row):
                         order[row_id.rsplit("/", 1)[1]] = row["params"]["step"]
                         labels[row_id.rsplit("/", 1)[1]] = row["label"]
         kinds = [k for k in self.rows if any(f"case_study/{g}/" in i for g in groups for i in self.rows[k])]
@@ -251,26 +334,36 @@ class Figures:
         for step in sorted(order, key=order.get):
             cells = []
             for kind_ in kinds:
-                factors = [self._step_factor(kind_, group, step) for group in groups]
-                factors = [f for f in factors if f is not None]
-                if not factors:
+                found = [self._step_factor(kind_, group, step) for group in groups]
+                found = [f for f in found if f is not None]
+                if not found:
                     cells.append("–")
                     continue
-                word = combined([outcome(f) for f in factors])
+                factors = [f for f, _ in found]
+                word = combined([outcome(span) for _, span in found])
                 cells.append(f"**{OUTCOMES[self.lang][word]}** " + " / ".join(fmt_ratio(f) for f in factors))
             lines.append(f"| {self._label(labels[step])} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
     def paths(self) -> str:
-        """From naive to fast's opening table: per CPU kind and model, the steps that paid and the
-        ones that lost (over throughput and batch-1 latency), and the best measured PyTorch row in
-        each regime, times the naive loop."""
-        heads = {"en": ("CPU", "Model", "Steps that paid", "lost", "Best, throughput or time to accuracy", "Best, batch-1 latency"),
-                 "zh": ("CPU", "模型", "有效的步骤", "变慢", "最佳：吞吐量或达到准确率的时间", "最佳：批大小 1 的延迟")}[self.lang]
-        lines = ["| " + " | ".join(h for i, h in enumerate(heads) if i != 3) + " |", "|---|---|---|---:|---:|"]
+        """From naive to fast's opening table: per CPU kind and model, the steps of the path that
+        paid, lost (or were mixed) and were within noise (over throughput and batch-1 latency), and
+        in each regime the best step, times the naive loop, with every step within noise of it
+        (bench.noise's rule). Only the path's steps: not the side rows, not the other runtimes."""
+        zh = self.lang == "zh"
+        heads = ("CPU", "模型", "有效的步骤；变慢或有快有慢；在噪声之内", "最佳步骤：吞吐量或达到准确率的时间",
+                 "最佳步骤：批大小 1 的延迟") if zh else \
+            ("CPU", "Model", "Steps that paid; lost or mixed; within noise", "Best step, throughput or time to accuracy",
+             "Best step, batch-1 latency")
+        lines = ["| " + " | ".join(heads) + " |", "|---|---|---|---:|---:|"]
+        comma = "、" if zh else ", "
         models = {}
         for group in self._case_groups():
             models.setdefault(group.split("-throughput")[0].split("-batch-1")[0].split("-time-to")[0], []).append(group)
+
+        def name(row: dict) -> str:
+            return self._label(row["label"]).split(": ", 1)[-1].split("：", 1)[-1]
+
         for kind_, reference in self.references.items():
             for model, groups in models.items():
                 groups = [g for g in groups if any(i.startswith(f"case_study/{g}/") for i in self.rows[kind_])]
@@ -279,27 +372,33 @@ class Figures:
                 steps = {}
                 for group in groups:
                     for row_id, row in self.rows[kind_].items():
-                        if row_id.startswith(f"case_study/{group}/") and float(row["params"]["step"]).is_integer() \
+                        if row_id.startswith(f"case_study/{group}/") and self._path_step(row_id, row) \
                                 and row["params"]["step"] != 1:
                             steps[row_id.rsplit("/", 1)[1]] = row
-                paid, lost = [], []
+                said: dict[str, list[str]] = {"paid": [], "lost": [], "even": []}
                 for step, row in sorted(steps.items(), key=lambda s: s[1]["params"]["step"]):
-                    factors = [f for g in groups if (f := self._step_factor(kind_, g, step)) is not None]
-                    word = combined([outcome(f) for f in factors]) if factors else None
-                    name = self._label(row["label"]).split(": ", 1)[-1].split("：", 1)[-1]
-                    (paid if word == "paid" else lost if word in ("lost", "mixed") else []).append(name)
+                    found = [f for g in groups if (f := self._step_factor(kind_, g, step)) is not None]
+                    if found:
+                        word = combined([outcome(span) for _, span in found])
+                        said["lost" if word == "mixed" else word].append(name(row))
+                text = comma.join(said["paid"]) or "–"
+                if said["lost"]:
+                    text += ("；变慢或有快有慢：" if zh else "; lost or mixed: ") + comma.join(said["lost"])
+                if said["even"]:
+                    text += ("；在噪声之内：" if zh else "; within noise: ") + comma.join(said["even"])
                 best = []
                 for group in groups:
                     rows = [r for i, r in self.rows[kind_].items() if i.startswith(f"case_study/{group}/") and r.get("ratio")
-                            and float(r["params"]["step"]).is_integer()]
+                            and self._path_step(i, r)]
                     top = max(rows, key=lambda r: r["ratio"])
-                    label = self._label(top["label"]).split(": ", 1)[-1].split("：", 1)[-1]
-                    best.append(f"{fmt_ratio(top['ratio'])} <small>({label})</small>")
-                comma = "、" if self.lang == "zh" else ", "
-                lost_text = ({"en": "; lost or mixed: ", "zh": "；变慢或有快有慢："}[self.lang] + comma.join(lost)) if lost else ""
+                    level = sorted((r for r in rows if r is not top and outcome(self.span(kind_, r, top)) != "lost"),
+                                   key=lambda r: -r["ratio"])
+                    also = "".join((f"；与 {name(r)}（{fmt_ratio(r['ratio'])}）在噪声之内持平" if zh else
+                                    f"; level with {name(r)}, {fmt_ratio(r['ratio'])}, within noise") for r in level)
+                    best.append(f"{fmt_ratio(top['ratio'])} <small>{'（' if zh else '('}{name(top)}{also}{'）' if zh else ')'}</small>")
                 title = kind_title(reference["machine"]) + ("*" if any(self._elsewhere(kind_, f"case_study/{g}/")
                                                                        for g in groups) else "")
-                lines.append(f"| {title} | {self._model(model)} | {comma.join(paid)}{lost_text} | "
+                lines.append(f"| {title} | {self._model(model)} | {text} | "
                              + " | ".join(best + ["–"] * (2 - len(best))) + " |")
         notes = [kind_title(r["machine"]) for r in self.references.values() if r.get("elsewhere")]
         note = {"en": "\\* {}: these rows were measured on another machine of the same kind (the benchmark page's notes say which).",
@@ -328,20 +427,28 @@ class Figures:
                     found[row_id.split("/")[1]] = None
         return list(found)
 
-    def _step_factor(self, kind_: str, group: str, step: str) -> float | None:
-        """The step's ratio over the step it was built on (None: not run on this kind): the step
-        before it, and for a lower precision (bf16, int8) the last fp32 step, which both start from."""
-        rows = {i.rsplit("/", 1)[1]: r for i, r in self.rows[kind_].items() if i.startswith(f"case_study/{group}/")}
+    @staticmethod
+    def _path_step(row_id: str, row: dict) -> bool:
+        """A step of the case study's path: a whole step number, not a side row (5.5, 7.6 …) and
+        not another runtime's row (whose numbers only order them, OpenVINO's int8 at 8.0)."""
+        return float(row["params"]["step"]).is_integer() and not row_id.endswith("-other-runtime")
+
+    def _step_factor(self, kind_: str, group: str, step: str) -> tuple[float, tuple[float, float]] | None:
+        """The step's ratio over the step it was built on, and its interval (bench.noise; None: not
+        run on this kind): the step before it, and for a lower precision (bf16, int8) the last fp32
+        step, which both start from."""
+        rows = {i.rsplit("/", 1)[1]: r for i, r in self.rows[kind_].items()
+                if i.startswith(f"case_study/{group}/") and self._path_step(i, r)}
         row = rows.get(step)
         if row is None or not row.get("ratio") or ("latency" in group and step in NOT_IN_LATENCY):
             return None
         precision = row["params"].get("precision", "fp32")
-        before = [r for r in rows.values() if r.get("ratio") and float(r["params"]["step"]).is_integer()
-                  and r["params"]["step"] < row["params"]["step"]
+        before = [r for r in rows.values() if r.get("ratio") and r["params"]["step"] < row["params"]["step"]
                   and (precision == "fp32" or r["params"].get("precision", "fp32") == "fp32")]
         if not before:
             return None
-        return row["ratio"] / max(before, key=lambda r: r["params"]["step"])["ratio"]
+        previous = max(before, key=lambda r: r["params"]["step"])
+        return row["ratio"] / previous["ratio"], self.span(kind_, row, previous)
 
     # --- Home's headline ----------------------------------------------------------------------
     def headline(self) -> str:
@@ -349,8 +456,10 @@ class Figures:
         the technique applies. A row a reference took on another machine of its kind (its
         "elsewhere") is left out of that kind's column."""
         kinds = list(self.references)
-        lines = ["| Technique, and when it applies | "
-                 + " | ".join(kind_title(self.references[k]["machine"]) for k in kinds) + " |",
+        head = {"en": "Technique, and when it applies", "zh": "技巧，以及何时适用"}[self.lang]
+        every = [p for regimes in recommended().values() for patterns in regimes.values() for p in patterns]
+        lines = [f"| {head} | "
+                 + " | ".join(kind_title(self.references[k]["machine"]) + self._once(k, every) for k in kinds) + " |",
                  "|---|" + "---|" * len(kinds)]
         conditions, regimes_of = when(), recommended()
         for technique, title in techniques().items():
@@ -364,7 +473,7 @@ class Figures:
                     if text != "–":
                         parts.append(text + (f"<br><small>{self._regime(regime)}</small>" if len(regimes) > 1 else ""))
                 cells.append("<br>".join(parts) or "–")
-            lines.append(f"| [{title}]({pages()[technique]})<br><small>{conditions[technique]}</small> | "
+            lines.append(f"| [{self._label(title)}]({pages()[technique]})<br><small>{self._label(conditions[technique])}</small> | "
                          + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
 
@@ -478,13 +587,16 @@ class Figures:
         return sorted(r["faster"] for r in self._upgrade_rows(kind_, technique))
 
     def _upgrade_verdict(self, kind_: str) -> str:
-        """How the other release compares with the pinned one over every timed row: by the median factor."""
+        """How the other release compares with the pinned one over every timed row: faster or slower
+        only where the middle half of the rows' factors (their quartiles) lies beyond the even band."""
         data = self._upgrade(kind_)
-        said = outcome(statistics.median(self._factors(kind_)))
+        factors = self._factors(kind_)
+        low, _, high = statistics.quantiles(factors, n=4, method="inclusive") if len(factors) > 1 else factors * 3
+        said = outcome((low, high))
         pinned = f"torch {data['pinned']}"
         return {"paid": (f"faster than {pinned}", f"比 {pinned} 快"),
                 "lost": (f"slower than {pinned}", f"比 {pinned} 慢"),
-                "even": (f"as fast as {pinned} (within 5%)", f"与 {pinned} 一样快（相差不到 5%）")}[said][self.lang == "zh"]
+                "even": (f"as fast as {pinned} (within noise)", f"与 {pinned} 一样快（差异在噪声之内）")}[said][self.lang == "zh"]
 
     def _span(self, factors: list[float]) -> str:
         return f"{fmt_ratio(factors[0])} 至 {fmt_ratio(factors[-1])}" if self.lang == "zh" else \
@@ -701,16 +813,26 @@ class Figures:
                "latency": ("case_study/resnet-50-batch-1-latency-p50-all-cores/",
                            {"en": "batch-1 p50", "zh": "批大小 1 的 p50"})}
 
-    def _fastest(self, kind_: str, regime: str) -> tuple[dict, dict] | None:
-        """(PyTorch's fastest row, the fastest other runtime's row) of the regime on the kind,
-        or None where the kind has no runtime rows."""
+    # how a runtime's lead over PyTorch reads by bench.noise's rule (the runtime's interval over PyTorch's row)
+    LEADS = {"en": {"paid": "runtime ahead", "even": "level (within noise)", "lost": "PyTorch ahead"},
+             "zh": {"paid": "运行时领先", "even": "持平（在噪声之内）", "lost": "PyTorch 领先"}}
+
+    def _fastest(self, kind_: str, regime: str) -> tuple[list[dict], list[dict]] | None:
+        """([PyTorch's fastest row, then every PyTorch row within noise of it], [the fastest other
+        runtime's row, then every runtime row within noise of it]) of the regime on the kind (bench.noise's
+        rule), or None where the kind has no runtime rows. PyTorch's rows: its steps, packages and side rows."""
         prefix = self.REGIMES[regime][0]
         group = {i: r for i, r in self.rows[kind_].items() if i.startswith(prefix) and r.get("ratio")}
         runtimes = [r for i, r in group.items() if i.endswith("-other-runtime")]
         pytorch = [r for i, r in group.items() if not i.endswith("-other-runtime")]
         if not runtimes or not pytorch:
             return None
-        return max(pytorch, key=lambda r: r["ratio"]), max(runtimes, key=lambda r: r["ratio"])
+
+        def level(rows: list[dict]) -> list[dict]:
+            top = max(rows, key=lambda r: r["ratio"])
+            return [top] + sorted((r for r in rows if r is not top and outcome(self.span(kind_, r, top)) != "lost"),
+                                  key=lambda r: -r["ratio"])
+        return level(pytorch), level(runtimes)
 
     def runtime_lead(self, kind_: str, regime: str) -> float:
         """How many times better the fastest other runtime was than PyTorch's fastest row
@@ -718,7 +840,7 @@ class Figures:
         found = self._fastest(kind_, regime)
         if found is None:
             raise FigureError(f"the {kind_} reference has no other runtime's rows")
-        return found[1]["ratio"] / found[0]["ratio"]
+        return found[1][0]["ratio"] / found[0][0]["ratio"]
 
     def lead(self, kind_: str, regime: str) -> str:
         """runtime_lead as the page writes it: '1.07×'."""
@@ -726,22 +848,30 @@ class Figures:
 
     def leave_pytorch(self) -> str:
         """From naive to fast, the conclusion per kind: in each regime, PyTorch's fastest row (its
-        steps and the package) against the fastest other runtime's, and how many times better the
-        runtime was (below 1×: PyTorch was ahead)."""
-        heads = {"en": ("CPU", "Regime", "Fastest PyTorch", "Fastest other runtime", "Runtime ÷ PyTorch"),
-                 "zh": ("CPU", "场景", "最快的 PyTorch", "最快的其他运行时", "运行时 ÷ PyTorch")}[self.lang]
+        steps, packages and side rows) against the fastest other runtime's, each with the rows within
+        noise of it, and how many times better the runtime was (below 1×: PyTorch was ahead), with
+        bench.noise's verdict on that lead."""
+        zh = self.lang == "zh"
+        heads = ("CPU", "场景", "最快的 PyTorch 行", "最快的其他运行时", "运行时 ÷ PyTorch") if zh else \
+            ("CPU", "Regime", "Fastest PyTorch row", "Fastest other runtime", "Runtime ÷ PyTorch")
         lines = ["| " + " | ".join(heads) + " |", "|---|---|---|---|---:|"]
-        comma = "，" if self.lang == "zh" else ", "
+        comma = "，" if zh else ", "
         for k in self.rows:
             for regime, (_, name) in self.REGIMES.items():
                 found = self._fastest(k, regime)
                 if found is None:
                     continue
-                cells = [self._runtime_name(r["label"]) + comma
-                         + fmt_value(r["median"], r["unit"]).replace("samples/s", "张图像/秒" if self.lang == "zh" else "images/s")
-                         for r in found]
+                cells = []
+                for top, *level in found:
+                    cell = self._runtime_name(top["label"]) + comma + fmt_value(top["median"], top["unit"]).replace(
+                        "samples/s", "张图像/秒" if zh else "images/s")
+                    if level:
+                        names = ("、" if zh else "; ").join(self._runtime_name(r["label"]) for r in level)
+                        cell += f"<br><small>{'在噪声之内持平：' if zh else 'level within noise: '}{names}</small>"
+                    cells.append(cell)
+                word = self.LEADS[self.lang][outcome(self.span(k, found[1][0], found[0][0]))]
                 lines.append(f"| {kind_title(self.references[k]['machine'])} | {name[self.lang]} | {cells[0]} | "
-                             f"{cells[1]} | {self.lead(k, regime)} |")
+                             f"{cells[1]} | {self.lead(k, regime)}<br><small>{word}</small> |")
         return "\n".join(lines)
 
     # the profiled int8 rows of the case study: (group slug's engine part, the step's row slug)
@@ -783,13 +913,17 @@ class Figures:
         return "\n".join(lines)
 
     def _elsewhere(self, kind_: str, pattern: str) -> bool:
-        return any(pattern.startswith(prefix) for prefix in self.references[kind_].get("elsewhere", {}))
+        """Whether the pattern reaches rows the kind's reference took on another machine of its kind
+        (its "elsewhere": row-id prefixes), by its own text or by a row of the kind it matches."""
+        prefixes = tuple(self.references[kind_].get("elsewhere", {}))
+        return bool(prefixes) and (pattern.startswith(prefixes) or any(
+            row_id.startswith(prefixes) for row_id in self.rows[kind_] if fnmatch.fnmatchcase(row_id, pattern)))
 
     # --- the template functions ---------------------------------------------------------------
     def functions(self) -> dict:
         return {name: getattr(self, name) for name in
-                ("ratio", "times", "between", "value", "param", "verdicts", "steps",
-                 "run_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
+                ("ratio", "times", "between", "value", "param", "verdicts", "steps", "outcome_word", "interval", "noise", "drift_table",
+                 "part_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table",
                  "upgrade_summary", "decode_table", "engines_table", "call_profile", "leave_pytorch", "lead")}
 

@@ -180,10 +180,41 @@ def kind(machine: dict) -> str:
 
 def this_kind() -> str:
     """This machine's kind, from /proc/cpuinfo alone (no torch, no timing): what describe() would give."""
+    return kind(this_machine())
+
+
+# Microarchitectures by (vendor, family, model range), for naming a machine from what it reports:
+# the ones the references and sessions have met; elsewhere the model name alone.
+MICROARCHITECTURES = (("amd", 0x19, range(0x00, 0x10), "Zen 3"), ("amd", 0x19, range(0x20, 0x60), "Zen 3"),
+                      ("amd", 0x19, range(0x10, 0x20), "Zen 4"), ("amd", 0x19, range(0x60, 0x80), "Zen 4"),
+                      ("amd", 0x19, range(0xa0, 0xb0), "Zen 4"), ("amd", 0x1a, range(0x00, 0x100), "Zen 5"),
+                      ("intel", 6, range(143, 144), "Sapphire Rapids"), ("intel", 6, range(207, 208), "Emerald Rapids"),
+                      ("intel", 6, range(173, 175), "Granite Rapids"))
+
+
+def microarchitecture(machine: dict) -> str | None:
+    """'Zen 5' from the vendor, family and model the machine reports; None where unknown."""
+    try:
+        family, model = int(machine["cpu_family"]), int(machine["cpu_model_number"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return next((name for vendor, fam, models, name in MICROARCHITECTURES
+                 if vendor == _vendor(machine) and fam == family and model in models), None)
+
+
+def this_machine() -> dict:
+    """What /proc/cpuinfo says of this machine (no torch, no timing): enough to name it."""
     info = cpuinfo()
     flags = set(info.get("flags", "").split())
-    return kind({"vendor": info.get("vendor_id", ""), "cpu_model": info.get("model name") or platform.machine(),
-                 "arch": platform.machine(), "isa": {flag: flag in flags for flag in ISA_FLAGS}})
+    return {"vendor": info.get("vendor_id", ""), "cpu_model": info.get("model name") or platform.machine(),
+            "cpu_family": info.get("cpu family"), "cpu_model_number": info.get("model"),
+            "arch": platform.machine(), "isa": {flag: flag in flags for flag in ISA_FLAGS}}
+
+
+def machine_name(machine: dict) -> str:
+    """The machine as a recorded output names it: 'AMD EPYC (Zen 5), AMD AVX-512 + BF16'."""
+    arch = microarchitecture(machine)
+    return f"{machine['cpu_model']}{f' ({arch})' if arch else ''}, {kind_title(machine)}"
 
 
 def kind_title(machine: dict) -> str:

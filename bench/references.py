@@ -76,3 +76,62 @@ def lacks(reference: dict, row_id: str) -> str | None:
         if row_id == prefix or row_id.startswith(prefix.rstrip("/") + "/"):
             return reason
     return None
+
+
+# --- recordings: a reference merges several independent runs of its kind ----------------------
+def recordings(reference: dict) -> list[dict[str, dict]]:
+    """Each recording's rows by id: the reference's own results (the figures the pages quote)
+    first, then every later recording merged into it (add_recording), whose rows only widen the
+    intervals the verdicts read (bench.noise: a verdict holds only where it holds in each)."""
+    return [{r["id"]: r for r in reference["results"]}] + [
+        {r["id"]: r for r in recording["results"]} for recording in reference.get("recordings", [])]
+
+
+def recording_count(reference: dict, row_id: str) -> int:
+    return sum(row_id in rows for rows in recordings(reference))
+
+
+def machine_of(machine: dict) -> dict:
+    """What names the machine of a recording (bench.machine.machine_name reads it)."""
+    keys = ("cpu_model", "vendor", "cpu_family", "cpu_model_number", "arch", "isa", "measured_mhz", "torch")
+    return {k: machine.get(k) for k in keys}
+
+
+def add_recording(reference: dict, run: dict) -> tuple[dict, dict[str, int]]:
+    """The reference with a full run of its kind merged in, and counts of what went where: the
+    run's rows of groups the reference has go into a new entry of "recordings" (a second, third
+    ... recording of those rows); whole groups the reference lacks join its results (their first
+    recording), named in "elsewhere" when the run's machine is another CPU model than the
+    reference's; rows the disturbance watch kept disturbed are left out."""
+    if run.get("mode") != "full":
+        raise ValueError("only a full run is a recording (this one is quick mode)")
+    if kind(run["machine"]) != kind(reference["machine"]):
+        raise ValueError(f"the run is of kind {kind(run['machine'])}, the reference of {kind(reference['machine'])}")
+    if run["machine"].get("torch") != reference["machine"].get("torch"):
+        raise ValueError(f"the reference was measured on torch {reference['machine'].get('torch')}, this run on "
+                         f"{run['machine'].get('torch')}: one reference, one torch release")
+    disturbed = set(run.get("disturbed", {}).get("kept_disturbed", []))
+    rows = [r for r in run["results"] if r["id"] not in disturbed]
+    have_groups = {(r["technique"], r["group"]) for r in reference["results"]}
+    out = json.loads(json.dumps(reference))
+    new_groups = [r for r in rows if (r["technique"], r["group"]) not in have_groups]
+    again = [r for r in rows if (r["technique"], r["group"]) in have_groups]
+    same_cpu = all(str(run["machine"].get(k)) == str(reference["machine"].get(k))
+                   for k in ("cpu_model", "cpu_family", "cpu_model_number"))
+    if new_groups:
+        out["results"] += new_groups
+        added = {r["id"] for r in new_groups}
+        out["not_measured"] = {k: v for k, v in out.get("not_measured", {}).items()
+                               if not any(i == k or i.startswith(k.rstrip("/") + "/") for i in added)}
+        if not same_cpu:
+            from bench.machine import machine_name
+            where = (f"measured in a later recording ({run['created'][:10]}) on {machine_name(run['machine'])}, "
+                     f"family {run['machine'].get('cpu_family')} model {run['machine'].get('cpu_model_number')}: "
+                     "not the machine the machine block describes")
+            out.setdefault("elsewhere", {}).update({r["id"]: where for r in new_groups})
+    out.setdefault("recordings", []).append({
+        "created": run["created"], "seconds": run["seconds"],
+        "technique_seconds": run.get("technique_seconds", {}), "machine": machine_of(run["machine"]),
+        "disturbed": run.get("disturbed", {}), **({"notes": run["notes"]} if run.get("notes") else {}),
+        "results": again})
+    return out, {"again": len(again), "new": len(new_groups), "left_out_disturbed": len(disturbed)}

@@ -54,7 +54,8 @@ ZH = {"Variant": "变体", " (baseline)": "（基线）",
       "Your numbers: `python -m bench --full`.": "测你自己的机器：`python -m bench --full`。",
       " mode, ": " 模式，", "Not shown": "未显示",
       "CPU": "CPU", "Cores": "核心", "{} physical, {} usable": "{} 个物理核心，{} 个可用",
-      "ISA flags": "指令集标志", "torch CPU capability": "torch CPU capability", "Clock": "时钟",
+      "ISA flags": "指令集标志", "torch CPU capability": "torch 的 CPU capability（所用指令集级别）", "Clock": "时钟",
+      " (FMA units inferred)": "（FMA 单元数为推断）", "unknown (no /proc/cpuinfo)": "未知（没有 /proc/cpuinfo）",
       "{:.0f} MHz reported": "{:.0f} MHz（系统报告）", ", measured {:.0f}": "，实测 {:.0f}",
       "Theoretical peak, native precisions": "理论峰值（原生精度）", "torch / Python": "torch / Python", "Run": "运行",
       ": measured speed-ups on each machine": "：各机器上测得的加速比",
@@ -69,8 +70,20 @@ ZH = {"Variant": "变体", " (baseline)": "（基线）",
 # The workload sizes under a group's name (sizes_note), in the Chinese edition's words.
 ZH_SIZES = {"steps per epoch": "每轮步数", "batch size": "批大小", "image size": "图像尺寸", "start method": "启动方式",
             "num workers": "工作进程数", "transform": "变换", "images": "图像数", "values": "值的个数", "tasks": "任务数",
-            "points": "点数", "centres": "中心数", "steps": "步数", "size": "尺寸"}
+            "points": "点数", "centres": "中心数", "steps": "步数", "size": "尺寸",
+            "MALLOC CONF": "MALLOC_CONF", "batch": "批大小", "batches": "批数", "bound tokens per s": "上限（词元/秒）",
+            "build s": "构建秒数", "bytes per token": "每词元字节数", "denormal weight share": "非规格化权重占比",
+            "elements": "元素数", "epochs": "轮数", "first call s": "首次调用秒数", "length": "长度",
+            "linear weight mb": "线性层权重 MB", "mib": "MiB", "mib moved": "搬运的 MiB", "min logit cosine": "最小 logit 余弦",
+            "mode": "模式", "new tokens": "新词元数", "processes": "进程数", "prompt tokens": "提示词元数",
+            "read gb per s": "读取 GB/s", "resident mb": "常驻 MB", "settings": "设置", "share of bandwidth": "带宽占比",
+            "share of bound": "上限占比", "share of call": "调用占比", "share of token": "词元占比",
+            "threads per process": "每进程线程数"}
 NAMES_ZH = Path(__file__).with_name("names.zh.json")  # the benchmark's case, variant and technique names
+# The references' prose in Chinese: each reference's notes and every reason a row is not shown
+# (not_run, not_measured, withdrawn, elsewhere), English text -> Chinese (tests/test_translations.py
+# checks that every one a Chinese page shows has its translation)
+NOTES_ZH = Path(__file__).with_name("notes.zh.json")
 
 
 @functools.lru_cache(maxsize=1)
@@ -78,9 +91,15 @@ def zh_names() -> dict[str, str]:
     return json.loads(NAMES_ZH.read_text())
 
 
+@functools.lru_cache(maxsize=1)
+def zh_notes() -> dict[str, str]:
+    return json.loads(NOTES_ZH.read_text()) if NOTES_ZH.is_file() else {}
+
+
 def say(text: str, lang: str) -> str:
-    """A name (case, variant, technique) or one of the renderer's phrases in the language ("en": as written)."""
-    return text if lang == "en" else {**ZH, **zh_names()}.get(text, text)
+    """A name (case, variant, technique), one of the renderer's phrases or a reference's note or
+    reason in the language ("en": as written)."""
+    return text if lang == "en" else {**ZH, **zh_names(), **zh_notes()}.get(text, text)
 
 
 def value(number: float | None, unit: str, lang: str) -> str:
@@ -169,9 +188,12 @@ def provenance(references: list[dict], technique: str, lang: str = "en") -> str:
         for what, why in unmeasured(ref).items():
             if what.split("/")[0] == technique:
                 reasons.setdefault(why, []).append("" if what == technique else what.split("/", 1)[1])
-        gaps = [f" *{say('Not shown', lang)}{' (' + ', '.join(whats) + ')' if any(whats) else ''}: {why}*"
+        gaps = [f" *{say('Not shown', lang)}{' (' + ', '.join(whats) + ')' if any(whats) else ''}: {say(why, lang)}*"
                 for why, whats in reasons.items()]
-        lines.append(f"- **{kind_title(ref['machine'])}**: {one_line(ref['machine'])}; {ref['mode']}{say(' mode, ', lang)}"
+        machine_line = one_line(ref["machine"])
+        if lang == "zh":
+            machine_line = re.sub(r", (\d+) cores, ", r"，\1 个核心，", machine_line)
+        lines.append(f"- **{kind_title(ref['machine'])}**: {machine_line}; {ref['mode']}{say(' mode, ', lang)}"
                      f"{ref['created'][:10]}." + "".join(gaps))
     return (say("Ratios are times better than the group's baseline (higher is better), measured side by "
                 "side in one run per machine:", lang)
@@ -400,21 +422,33 @@ def page_fragment(references: list[dict], technique: str, lang: str = "en") -> s
             f"<small>{provenance(references, technique, lang)}</small>\n")
 
 
+def measured_clock(reference: dict) -> float | None:
+    """The clock measured on the reference's machine: its run's, or where that run's clock loop
+    failed, the later run's that recorded the peak rows (measured_separately's vectorise)."""
+    return reference["machine"].get("measured_mhz") or \
+        reference.get("measured_separately", {}).get("vectorise", {}).get("measured_mhz")
+
+
 def machine_table(references: list[dict], lang: str = "en") -> str:
     """Every reference machine, one column each."""
     def isa(m):
         return ", ".join(k.upper() for k, v in m["isa"].items() if v) or "no AVX"
 
-    def peak(m):
+    def peak(r):
+        m = r["machine"]
         peaks = m.get("peak_gflops") or {}
         if not peaks:
-            return "unknown (no /proc/cpuinfo)"
-        basis = " (FMA units inferred)" if "inferred" in (m.get("peak_basis") or "") else ""
-        return "<br>".join(f"{p} {v:.0f}&nbsp;{'GOPS' if p == 'int8' else 'GFLOP/s'}{basis if p == 'fp32' else ''}"
+            return say("unknown (no /proc/cpuinfo)", lang)
+        # one peak per machine: at the clock measured on it (measured_clock), not the one the run's
+        # peaks were computed at when its own clock loop failed (the reported base clock)
+        scale = measured_clock(r) / (m.get("measured_mhz") or m["mhz"]) if measured_clock(r) else 1
+        basis = say(" (FMA units inferred)", lang) if "inferred" in (m.get("peak_basis") or "") else ""
+        return "<br>".join(f"{p} {v * scale:.0f}&nbsp;{'GOPS' if p == 'int8' else 'GFLOP/s'}{basis if p == 'fp32' else ''}"
                            for p, v in peaks.items())
 
-    def clock(m):
-        measured = say(", measured {:.0f}", lang).format(m["measured_mhz"]) if m.get("measured_mhz") else ""
+    def clock(r):
+        m = r["machine"]
+        measured = say(", measured {:.0f}", lang).format(measured_clock(r)) if measured_clock(r) else ""
         return say("{:.0f} MHz reported", lang).format(m["mhz"]) + measured
 
     fields = [("CPU", lambda r: f"{r['machine']['cpu_model']} ({r['machine']['arch']})"),
@@ -422,14 +456,14 @@ def machine_table(references: list[dict], lang: str = "en") -> str:
                                                                              r["machine"]["usable_cores"])),
               ("ISA flags", lambda r: isa(r["machine"])),
               ("torch CPU capability", lambda r: r["machine"]["torch_cpu_capability"]),
-              ("Clock", lambda r: clock(r["machine"])),
-              ("Theoretical peak, native precisions", lambda r: peak(r["machine"])),
+              ("Clock", clock),
+              ("Theoretical peak, native precisions", peak),
               ("torch / Python", lambda r: f"{r['machine']['torch']} / {r['machine']['python']}"),
               ("Run", lambda r: f"{r['mode']}{say(' mode, ', lang)}{r['created'][:10]}, {r['seconds']:.0f} s")]
     lines = ["| | " + " | ".join(kind_title(r["machine"]) for r in references) + " |",
              "|---|" + "---|" * len(references)]
     lines += [f"| {say(name, lang)} | " + " | ".join(get(r) for r in references) + " |" for name, get in fields]
-    notes = [f"- **{kind_title(r['machine'])}**: {r['notes']}" for r in references if r.get("notes")]
+    notes = [f"- **{kind_title(r['machine'])}**: {say(r['notes'], lang)}" for r in references if r.get("notes")]
     return "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 

@@ -7,6 +7,8 @@ import os
 import re
 from pathlib import Path
 
+from tests.paths import OUTPUTS
+
 _FLOAT = re.compile(r"[-+]?\d+\.\d+(?:e[-+]?\d+)?")
 _TMP = re.compile(r"(?:/tmp|/var/folders)/\S+")
 
@@ -118,11 +120,16 @@ _VERSION = re.compile(r"(?<![\d.])\d+\.\d+\.\d+(?:\+[\w.]+)?(?![\d.])|(?<=Git Ha
 
 
 def keep(path: Path, fresh: str, request, same=lambda stored, fresh: stored == fresh) -> str:
-    """The committed copy of a generated file, which a test compares with a fresh one. Under
+    """The committed copy of a generated file, which a test compares with a fresh one (a snippet's
+    recorded output with this machine's stamp above it: stamped). Under
     --update-outputs (make regen) it is first rewritten from fresh where same(stored, fresh) says
     they differ: a new timing alone, which the comparison masks, leaves the file as it is, so
     make regen twice changes nothing."""
-    if updating(request) and (not path.is_file() or not same(path.read_text(), fresh)):
+    stamps = path.suffix == ".txt" and path.parent.resolve() == OUTPUTS.resolve()  # a snippet's recorded output
+    if stamps:
+        fresh = stamped(fresh)
+    if updating(request) and (not path.is_file() or not same(path.read_text(), fresh)
+                              or (stamps and stamp_of(path.read_text()) is None)):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(fresh)
     return path.read_text() if path.is_file() else ""
@@ -145,10 +152,38 @@ def updating(request) -> bool:
     return request.config.getoption("--update-outputs")
 
 
+# A recorded output's first line: the machine and torch release that printed it, written by the run
+# that recorded it (stamped), never typed; a page names no machine for an output itself.
+STAMP = "# recorded on "
+
+
+def stamped(output: str) -> str:
+    """The output with the stamp of this machine and torch release above it."""
+    import torch
+
+    from bench.machine import kind, machine_name, this_machine
+    machine = this_machine()
+    return f"{STAMP}{machine_name(machine)} [{kind(machine)}]; torch {torch.__version__.split('+')[0]}\n{output}"
+
+
+def stamped_kind(text: str) -> str | None:
+    """The CPU kind a recorded output's stamp names ('amd-avx512-bf16'), or None."""
+    found = re.search(r"\[([\w-]+)\]; torch ", stamp_of(text) or "")
+    return found.group(1) if found else None
+
+
+def stamp_of(text: str) -> str | None:
+    """The machine a recorded output names (its stamp without the prefix), or None."""
+    first = text.split("\n", 1)[0]
+    return first[len(STAMP):] if first.startswith(STAMP) else None
+
+
 def mask(text: str, name: str = "") -> str:
-    """What must match between a page's recorded output and a new run: everything but measured
-    numbers (decimals), temporary paths, column padding and, for snippet `name`, the parts that
-    MACHINE_DEPENDENT lists; on another torch release, its version numbers too."""
+    """What must match between a page's recorded output and a new run: everything but its stamp,
+    measured numbers (decimals), temporary paths, column padding and, for snippet `name`, the parts
+    that MACHINE_DEPENDENT lists; on another torch release, its version numbers too."""
+    if stamp_of(text) is not None:
+        text = text.split("\n", 1)[1] if "\n" in text else ""
     for pattern, _ in MACHINE_DEPENDENT.get(name, ()):
         text = _hide_groups(pattern, text)
     if os.environ.get("TORCH_RELEASE_RUN"):

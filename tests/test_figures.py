@@ -8,6 +8,7 @@ import zlib
 
 import pytest
 
+from bench import noise
 from bench.figures import Figures, environment, render, typed_figures
 from bench.references import load_all, load_releases, load_upgrades, pins
 from tests.releases import OLDEST
@@ -28,8 +29,13 @@ def _scaled(references: list[dict], factor: float, salt: str = "") -> list[dict]
     out = copy.deepcopy(references)
     for ref in out:
         ref["seconds"] *= factor
-        for row in ref["results"]:
-            factor_ = factor ** (1 + zlib.crc32((salt + row["id"]).encode()) % 5)
+        for part in [*ref.get("measured_separately", {}).values(), *ref.get("recordings", [])]:
+            part["seconds"] *= factor
+        for part, seconds in ref.get("technique_seconds", {}).items():
+            ref["technique_seconds"][part] = seconds * factor
+        later = [(f"{index}", row) for index, rec in enumerate(ref.get("recordings", [])) for row in rec["results"]]
+        for extra, row in [("", row) for row in ref["results"]] + later:
+            factor_ = factor ** (1 + zlib.crc32((salt + extra + row["id"]).encode()) % 5)
             for key in ("ratio", "median"):
                 if row.get(key):
                     row[key] *= factor_
@@ -73,6 +79,8 @@ UPGRADE_FUNCTIONS = re.compile(r"^\s*upgrade_summary\(")
 # Template functions over the torch-release records (tests/releases.py), not the references
 RELEASE_FUNCTIONS = re.compile(r"^\s*(release_check|holds_on|releases_table)\(")
 PINNED = re.compile(r'^\s*pinned\("([\w-]+)"\)\s*$')
+# The verdict rule's constants (bench/noise.py), which are settings, not measurements
+RULE = re.compile(r'^\s*noise\("(\w+)"\)\s*$')
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if TEMPLATE.search((DOCS / p).read_text())])
@@ -90,6 +98,10 @@ def test_every_figure_follows_its_reference(page):
         inner = expression.strip("{} \n")
         if PINNED.match(inner):
             assert now.from_string(expression).render() == pins()[PINNED.match(inner).group(1)]
+            continue
+        if RULE.match(inner):
+            constant = {"even": noise.EVEN, "one_sample": noise.ONE_SAMPLE}[RULE.match(inner).group(1)]
+            assert now.from_string(expression).render() == f"{constant * 100:.0f}%"
             continue
         if UPGRADE_FUNCTIONS.match(inner):
             before, after = now.from_string(expression).render(), upgraded.from_string(expression).render()

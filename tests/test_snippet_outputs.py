@@ -66,3 +66,13 @@ def test_machine_dependent_parts_are_in_the_output_and_few(name):
             f"{name}: the rule {pattern!r} ({reason}) masks nothing in its recorded output:\n{recorded}")
     compared = len(mask(recorded, name).replace(MACHINE, "")) / len(mask(recorded))
     assert compared >= 0.75, f"{name}: the machine-dependent rules hide {1 - compared:.0%} of its output"
+
+
+def test_no_page_types_the_machine_of_an_output():
+    """An output's title says nothing of the machine (its stamp does): a typed "this machine: Zen 4"
+    stayed while make regen rewrote the output on another CPU."""
+    from tests.paths import DOCS
+    typed = [(p.name, m.group(0)) for p in DOCS.glob("*.md")
+             for m in re.finditer(r'title="(?:Output|输出)[^"]*(?:this machine|本机)[^"]*"', p.read_text())]
+    assert not typed, typed
+

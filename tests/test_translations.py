@@ -155,3 +155,18 @@ def test_every_benchmark_name_has_a_chinese_name():
     assert not used - set(names), f"add Chinese names to bench/names.zh.json for: {sorted(used - set(names))}"
     assert not set(names) - used, f"names nothing uses any more: {sorted(set(names) - used)}"
     assert all(names.values()), "an empty name"
+
+
+def test_every_reference_note_and_reason_has_a_chinese_translation():
+    """The Chinese tables (docs/results/zh/) show each reference's notes and the reason each row is
+    not shown in Chinese: bench/notes.zh.json has one translation for each, and none that nothing uses."""
+    from bench.references import load_all, unmeasured
+    from bench.render import zh_notes
+
+    used = {reference["notes"] for reference in load_all() if reference.get("notes")}
+    used |= {why for reference in load_all() for why in unmeasured(reference).values()}
+    notes = zh_notes()
+    missing = sorted(used - set(notes))
+    assert not missing, f"add Chinese translations to bench/notes.zh.json for: {missing}"
+    assert not set(notes) - used, f"translations nothing uses any more: {sorted(set(notes) - used)}"
+    assert all(notes.values()), "an empty translation"

@@ -58,4 +58,4 @@ def run(session) -> None:
             params["steps_per_epoch"] = steps
         median, spread = summarise(values)
         session.record(group, label, median, unit, baseline=path is None, spread=spread, runs=runs,
-                       params=params)
+                       params=params, samples=values)

@@ -13,7 +13,7 @@ TITLE = "Avoiding unnecessary work"
 ORDER = 40
 WHEN = 'Frozen layers, features or constants recomputed every step.'  # Home's headline table: when the technique applies
 # What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
-RECOMMENDED = {"inference_mode, time": ["avoid_computation/forward-*/torch-inference-mode"], "skipping work in training": ["avoid_computation/forward-backward-*/backbone-frozen-*", "avoid_computation/train-the-head-*/features-cached-*", "avoid_computation/positional-*/built-once-as-buffers"]}
+RECOMMENDED = {"inference_mode, time": ["avoid_computation/forward-*/torch-inference-mode"], "skipping work in training": ["avoid_computation/forward-backward-*/backbone-frozen-*", "avoid_computation/train-the-head-*/features-cached-*"], "constants built once": ["avoid_computation/positional-*/built-once-as-buffers"]}
 
 
 def run(session) -> None:

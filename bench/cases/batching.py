@@ -7,7 +7,7 @@ import time
 import torch
 from torch import nn
 
-from bench.core import in_new_process
+from bench.core import in_new_process, summarise
 from bench.machine import usable_cores
 
 TITLE = "Batching and latency"
@@ -80,8 +80,10 @@ def run(session) -> None:
                                          params={"batch_size": size}))
             # The same measurements as throughput, so the ratio reads "times more samples per second".
             for size, row in zip(batch_sizes, rows):
+                per_s = [size / t for t in row.get("samples", [])]
                 session.record(f"{name}: samples/s, {where}", f"batch {size}", row["items_per_s"], "samples/s",
-                               higher_is_better=True, baseline=size == 1,
+                               higher_is_better=True, baseline=size == 1, spread=summarise(per_s)[1] if per_s else None,
+                               runs=max(len(per_s), 1), samples=per_s or None,
                                params={"batch_size": size, "num_threads": threads})
 
     if cores >= 2:

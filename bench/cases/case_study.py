@@ -203,7 +203,7 @@ def record_training(session, training, target: float, rows: list[dict]) -> None:
         if row["step"] == "tcmalloc" and control and control["seconds"] is not None:
             params["compared_step"] = steps["glibc_fresh"]
         session.record(TRAINING, training_label(training, row["step"]), row["seconds"], "s", baseline=row["step"] == "naive", params=params,
-                       spread=summarise(seconds)[1], runs=len(seconds))
+                       spread=summarise(seconds)[1], runs=len(seconds), samples=seconds)
 
 
 def record(session, case, rows: list[dict], throughput: str, latency: str) -> None:
@@ -241,6 +241,8 @@ def record(session, case, rows: list[dict], throughput: str, latency: str) -> No
         # spread: the IQR over the rounds (throughput) and over the pooled batch-1 calls (latency)
         session.record(throughput, label(row["step"], index), row["items_per_s"], "samples/s",
                        higher_is_better=True, baseline=baseline, params=params,
-                       spread=summarise(row["items_per_s_rounds"])[1], runs=len(row["items_per_s_rounds"]))
+                       spread=summarise(row["items_per_s_rounds"])[1], runs=len(row["items_per_s_rounds"]),
+                       samples=row["items_per_s_rounds"], paired=True)
         session.record(latency, label(row["step"], index), row["p50_s"], "s", baseline=baseline, params=params,
-                       spread=summarise(row["latency_samples_s"])[1], runs=len(row["latency_samples_s"]))
+                       spread=summarise(row["latency_samples_s"])[1], runs=len(row["latency_samples_s"]),
+                       samples=row["latency_samples_s"])

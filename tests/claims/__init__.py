@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from bench.compare import by_id
-from bench.figures import combined, outcome
+from bench.references import recordings
+from bench.noise import across, combined, outcome
 from bench.machine import KINDS, kind
 from tests.paths import DOCS
 
@@ -39,6 +40,7 @@ class Measured:
 
     def __init__(self, references: list[dict], inverted: bool = False):
         self.rows = {kind(r["machine"]): by_id(r) for r in references}
+        self.recordings = {kind(r["machine"]): recordings(r) for r in references}
         self.inverted = inverted
 
     def kinds(self, *levels: str) -> list[str]:
@@ -75,11 +77,25 @@ class Measured:
         value = row["median"] / other["median"] if row["higher_is_better"] else other["median"] / row["median"]
         return 1 / value if self.inverted else value
 
+    def span(self, kind_: str, row_id: str, other_id: str | None = None) -> tuple[float, float]:
+        """The interval of how many times better row_id is than other_id (default: its group's
+        baseline), by the pages' one rule (bench.noise); turned upside down when inverted."""
+        row = self.row(kind_, row_id)
+        other = self.row(kind_, other_id) if other_id else next(
+            r for r in self.rows[kind_].values()
+            if r["baseline"] and r["technique"] == row["technique"] and r["group"] == row["group"])
+        low, high = across(self.recordings[kind_], row_id, other["id"])
+        return (1 / high, 1 / low) if self.inverted else (low, high)
+
+    def outcome(self, kind_: str, row_id: str, other_id: str | None = None) -> str:
+        """paid, lost or even (within noise) for one row against its baseline (or other_id)."""
+        return outcome(self.span(kind_, row_id, other_id))
+
     def verdict(self, kind_: str, patterns: list[str]) -> str | None:
         """bench.figures' verdict over the kind's rows that match the patterns (paid, lost, even,
-        mixed; None: none measured), from the ratios as this Measured reads them."""
+        mixed; None: none measured), from the rows' intervals as this Measured reads them."""
         rows = [i for i, r in self.rows[kind_].items() if r.get("ratio") and any(fnmatch.fnmatchcase(i, p) for p in patterns)]
-        return combined([outcome(self.ratio(kind_, i)) for i in rows]) if rows else None
+        return combined([self.outcome(kind_, i) for i in rows]) if rows else None
 
     def having(self, row_id: str) -> list[str]:
         """The kinds whose reference measured row_id (a later case's rows are not_measured in an

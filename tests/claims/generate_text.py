@@ -1,6 +1,7 @@
 """Claims of generate-text.md and generate-text.zh.md: decode steps against the memory-bandwidth bound."""
 from __future__ import annotations
 
+from bench.noise import EVEN, ONE_SAMPLE
 from tests.claims import AMX_XEON, AVX2_EPYC, ZEN4, claim
 
 D1, D8, TTFT = "generate_text/decode-batch-1", "generate_text/decode-batch-8", "generate_text/time-to-first-token"
@@ -27,60 +28,126 @@ def _(m):
             and all(bw(AMX_XEON, w) < bw(ZEN4, w) / 1.5 for w in WHERE))
 
 
+def _faster_than(m, k, where, step, others):
+    """By the rule: step decoded faster than each of others beyond noise (bench.noise)."""
+    return all(m.outcome(k, f"{D1}-{where}/{step}", f"{D1}-{where}/{o}") == "paid" for o in others)
+
+
 @claim("generate-text.zh.md", "在这两种 CPU 上，int4 权重都是最快的 PyTorch 步骤，单线程和全部核心都是如此")
 @claim("generate-text.md", "int4 weights were the fastest PyTorch step on both, at one thread and on all cores")
 def _(m):
-    """On both kinds the paragraph names (the Zen 4 and the Xeon with AMX)."""
-    return all(_fastest(m, k, w) == INT4 for k in (ZEN4, AMX_XEON) for w in WHERE)
+    """On both kinds the paragraph names (the Zen 4 and the Xeon with AMX), beyond noise against every other step."""
+    return all(_faster_than(m, k, w, INT4, [s for s in STEPS if s != INT4]) for k in (ZEN4, AMX_XEON) for w in WHERE)
 
 
-def _fastest(m, k, where):
-    return max(STEPS, key=lambda s: m.ratio(k, f"{D1}-{where}/{s}"))
-
-
-@claim("generate-text.zh.md", "在 AVX2 的 EPYC（AMD Zen 3，没有 AVX-512）上，全部核心下最快的是 int4，单线程下最快的是 int8")
-@claim("generate-text.md", "on the AVX2\nEPYC (AMD Zen 3, no AVX-512) int4 was the fastest on all cores and int8 at one thread")
+@claim("generate-text.zh.md", "在 AVX2 的 EPYC（AMD Zen 3，没有 AVX-512）上，全部核心下最快的是 int4；单线程下 int8 与 int4 "
+       "的差别在噪声之内，两者都比其他每一步快")
+@claim("generate-text.md", "on the AVX2\nEPYC (AMD Zen 3, no AVX-512) int4 was the fastest on all cores, and at one thread int8 and int4\n"
+       "were within noise of each other, both faster than every other step")
+@claim("generate-text.zh.md", "基准测试对 int4（最快的一步；在 AVX2 的 EPYC 上单线程时与最快的一步的差别在噪声之内）")
+@claim("generate-text.md", "The benchmark profiles int4 (the fastest step, or on the AVX2 EPYC at one thread within noise\n"
+       "of the fastest)")
 def _(m):
-    return _fastest(m, AVX2_EPYC, "all-cores") == INT4 and _fastest(m, AVX2_EPYC, "1-thread") == INT8
+    return (all(_faster_than(m, k, w, INT4, [s for s in STEPS if s != INT4]) for k in _kinds(m) for w in WHERE
+                if (k, w) != (AVX2_EPYC, "1-thread"))
+            and m.outcome(AVX2_EPYC, f"{D1}-1-thread/{INT4}", f"{D1}-1-thread/{INT8}") == "even"
+            and all(_faster_than(m, AVX2_EPYC, "1-thread", s, STEPS[:4]) for s in (INT8, INT4)))
 
 
-@claim("generate-text.zh.md", "在 Zen 4 上，每一步的解码速度都比前一步快，单线程和全部核心都是如此")
-@claim("generate-text.md", "On the Zen 4 each step decoded faster than the one before it, at one thread and on all cores")
+@claim("generate-text.zh.md", "在 Zen 4 上，每一步的解码速度都比前一步快，单线程和全部核心都是如此；只有编译（第 4 步）与它之前的 bf16 "
+       "权重的差别在噪声之内")
+@claim("generate-text.md", "On the Zen 4 each step decoded faster than the one before it, at one thread and on all cores,\n"
+       "except compiling (step 4), which was within noise of the bf16 weights before it")
 def _(m):
-    return all(m.ratio(k, f"{D1}-{w}/{later}") > m.ratio(k, f"{D1}-{w}/{earlier}")
+    return all(m.outcome(k, f"{D1}-{w}/{later}", f"{D1}-{w}/{earlier}") == ("even" if later == COMPILE else "paid")
                for k in m.kinds(ZEN4) for w in WHERE for earlier, later in zip(STEPS, STEPS[1:]))
 
 
-@claim("generate-text.zh.md", "在带 AMX 的 Xeon 上，未编译的 bf16 权重在全部核心下解码比 fp32 KV 缓存还慢")
-@claim("generate-text.md", "on\nthe Xeon with AMX, bf16 weights without compiling decoded slower than the fp32 KV cache on all\ncores")
+@claim("generate-text.zh.md", "在带 AMX 的 Xeon 上，未编译的 bf16 权重的解码速度与 fp32 KV 缓存的差别在噪声之内，单线程和全部核心都是如此")
+@claim("generate-text.md", "on the Xeon with\nAMX, bf16 weights without compiling decoded within noise of the fp32 KV cache, at one thread and\n"
+       "on all cores")
 def _(m):
-    return all(m.ratio(k, f"{D1}-all-cores/{BF16}") < m.ratio(k, f"{D1}-all-cores/{KV}") for k in m.kinds(AMX_XEON))
+    """Within noise by the rule in both groups; the medians themselves fell on either side (bf16 ahead
+    at one thread, behind on all cores), which is what makes the check fail on inverted references."""
+    def medians(k, w):
+        return m.between(k, f"{D1}-{w}/{BF16}", f"{D1}-{w}/{KV}")
+    return all(m.outcome(k, f"{D1}-{w}/{BF16}", f"{D1}-{w}/{KV}") == "even" for k in m.kinds(AMX_XEON) for w in WHERE) \
+        and all(medians(k, "1-thread") > 1 > medians(k, "all-cores") for k in m.kinds(AMX_XEON))
+
+
+@claim("generate-text.zh.md", "在 AVX2 的 EPYC（AMD Zen 3）上，逐个 token 解码时，单线程下与 fp32 的差别在噪声之内，全部核心下更快；"
+       "但提示词和批处理要做矩阵乘矩阵，单线程和全部核心下都比 fp32 慢，提示词更是慢了好几倍")
+@claim("generate-text.md", "On the AVX2 EPYC (AMD Zen 3) decoding one\n   token at a time was within noise of fp32 at one thread "
+       "and faster on all cores, but the prompt\n   and batches, which multiply matrices, were slower than in fp32, at one thread "
+       "and on all cores,\n   the prompt several times slower")
+def _(m):
+    k = AVX2_EPYC
+    return (m.outcome(k, f"{D1}-1-thread/{BF16}", f"{D1}-1-thread/{KV}") == "even"
+            and m.outcome(k, f"{D1}-all-cores/{BF16}", f"{D1}-all-cores/{KV}") == "paid"
+            and all(m.span(k, f"{TTFT}-{w}/{BF16}", f"{TTFT}-{w}/{KV}")[1] < 1 / 3
+                    and m.outcome(k, f"{D8}-{w}/{BF16}", f"{D8}-{w}/{KV}") == "lost" for w in WHERE))
+
+
+@claim("generate-text.zh.md", "在 Zen 4 上用全部核心时，它的速度达到 Zen 4 fp32 计算峰值的")
+@claim("generate-text.md", "With fp32 weights (the KV cache step) it ran at")
+def _(m):
+    """The prompt's fp32 share of the compute peak on the Zen 4: far above what memory would allow a
+    matrix-vector product, and under the peak (above it would be a harness bug)."""
+    return all(0.3 < m.param(k, f"{TTFT}-{w}/{KV}", "share_of_peak") <= 1 for k in m.kinds(ZEN4) for w in WHERE)
+
+
+@claim("generate-text.zh.md", "页面测了（一个批大小为 32 的小 MLP）：在那里，以 eager 模式运行的仅权重 int8 在每种 CPU 上都比 fp32 慢，"
+       "单线程和全部核心都是如此")
+@claim("generate-text.md", "where eager int8 weight-only was slower than fp32 on every kind, at\n    one thread and on all cores")
+def _(m):
+    row = "quantisation/mlp-512-1024-1024-10-inference-{}/torchao-int8-weight-only"
+    return all(m.outcome(k, row.format(w)) == "lost" for w in WHERE for k in m.having(row.format(w)))
 
 
 @claim("generate-text.zh.md", "离上限最近的 PyTorch 步骤是单线程下的 fp32 KV 缓存")
 @claim("generate-text.md", "The closest any PyTorch step came to the bound was the fp32 KV cache at one thread")
 def _(m):
-    """Per kind, the highest share of the bound among PyTorch's steps is the fp32 KV cache's at one
-    thread (and none is above the bound: that would be a harness bug)."""
+    """Per kind, the fp32 KV cache at one thread has a higher share of the bound than every other
+    PyTorch step in either group, beyond noise (and none is above the bound: that would be a
+    harness bug)."""
     shares = {(k, w, s): m.param(k, f"{D1}-{w}/{s}", "share_of_bound") for k in _kinds(m) for w in WHERE for s in STEPS}
     return (all(v <= 1 for v in shares.values())
-            and all(max(shares, key=lambda key: shares[key] if key[0] == k else -1)[1:] == ("1-thread", KV)
-                    for k in _kinds(m)))
+            and all(_share_span(m, k, f"{D1}-1-thread/{KV}", f"{D1}-{w}/{s}")[0] > 1.05
+                    for k in _kinds(m) for w in WHERE for s in STEPS if (w, s) != ("1-thread", KV)))
 
 
-@claim("generate-text.zh.md", "在每种测过的 CPU 上，与 fp32 KV 缓存相比，每个 token 读取字节更少的步骤（bf16、int8、int4），"
-       "速度提升的倍数都小于字节数减少的倍数")
-@claim("generate-text.md", "against the fp32 KV cache, each step that read fewer bytes per token (bf16, int8,\n"
-       "int4) gained less speed than it cut bytes, on every kind measured")
+def _share_span(m, k, row, other):
+    """How many times row's share of the bound is other's, as an interval: the speeds' interval by
+    the rule (bench.noise) times the ratio of the two bounds (a computed figure, no spread)."""
+    low, high = m.span(k, row, other)
+    bounds = m.row(k, other)["params"]["bound_tokens_per_s"] / m.row(k, row)["params"]["bound_tokens_per_s"]
+    return low * bounds, high * bounds
+
+
+@claim("generate-text.zh.md", "与 fp32 KV 缓存相比，int8 和 int4 的速度提升倍数都小于它们减少的每个 token 读取字节的倍数，"
+       "在每种测过的 CPU 上、单线程和全部核心都是如此；bf16（无论是否编译）也是这样，只有在 AVX2 的 EPYC 上用全部核心时例外，"
+       "那里它的提升与字节减半的差别在噪声之内")
+@claim("generate-text.md", "Against the fp32 KV cache, int8 and int4 gained less speed than they cut bytes per\n"
+       "token, on every kind measured, at one thread and on all cores; so did bf16 (eager or compiled),\n"
+       "except on the AVX2 EPYC on all cores, where its gain was within noise of the halving")
 def _(m):
-    """Each step after the fp32 KV cache gained less than its bound rose, on every kind measured."""
-    def bound(k, w, s):
-        return m.row(k, f"{D1}-{w}/{s}")["params"]["bound_tokens_per_s"]
-    return set(_kinds(m)) >= {ZEN4, AMX_XEON} and all(
-        1 < m.between(k, f"{D1}-{w}/{s}", f"{D1}-{w}/{KV}") < bound(k, w, s) / bound(k, w, KV)
-        for k in _kinds(m) for w in WHERE for s in (INT8, INT4)) and all(
-        m.between(k, f"{D1}-{w}/{BF16}", f"{D1}-{w}/{KV}") < bound(k, w, BF16) / bound(k, w, KV)
-        for k in _kinds(m) for w in WHERE)
+    """The speed-up's interval (bench.noise) against the factor the bytes fell by (the bounds' ratio,
+    computed): int8 and int4 gained beyond noise, and less than that factor beyond the even band;
+    bf16 and compiled bf16 less than it everywhere but the AVX2 EPYC on all cores, where the
+    interval reaches it."""
+    def cut(k, w, s):
+        return m.row(k, f"{D1}-{w}/{s}")["params"]["bound_tokens_per_s"] / m.row(k, f"{D1}-{w}/{KV}")["params"]["bound_tokens_per_s"]
+
+    def span(k, w, s):
+        return m.span(k, f"{D1}-{w}/{s}", f"{D1}-{w}/{KV}")
+
+    def below(k, w, s):
+        return span(k, w, s)[1] * 1.05 < cut(k, w, s)
+    quantized = all(m.outcome(k, f"{D1}-{w}/{s}", f"{D1}-{w}/{KV}") == "paid" and below(k, w, s)
+                    for k in _kinds(m) for w in WHERE for s in (INT8, INT4))
+    bf16 = all(below(k, w, s) != ((k, w) == (AVX2_EPYC, "all-cores")) for k in _kinds(m) for w in WHERE for s in (BF16, COMPILE))
+    reaches = all(span(AVX2_EPYC, "all-cores", s)[0] < cut(AVX2_EPYC, "all-cores", s) for s in (BF16, COMPILE))
+    return set(_kinds(m)) >= {ZEN4, AMX_XEON} and quantized and bf16 and reaches
 
 
 @claim("generate-text.zh.md", "在有 bf16 指令的 CPU 上，用 int8 或 int4 权重时的首个 token 时间，比用 bf16 权重并编译（第 4 步）时更长，"
@@ -90,7 +157,7 @@ def _(m):
 def _(m):
     """Every kind with AVX512_BF16 or AMX that measured it (the Zen 4 among them)."""
     native = [k for k in m.kinds("avx512-bf16", "amx") if k in _kinds(m)]
-    return ZEN4 in native and all(m.ratio(k, f"{TTFT}-{w}/{s}") < m.ratio(k, f"{TTFT}-{w}/{COMPILE}")
+    return ZEN4 in native and all(m.outcome(k, f"{TTFT}-{w}/{s}", f"{TTFT}-{w}/{COMPILE}") == "lost"
                                   for k in native for w in WHERE for s in (INT8, INT4))
 
 
@@ -98,14 +165,23 @@ def _(m):
 @claim("generate-text.md", "On the AVX2 EPYC, which has no bf16\n  instructions, it was the other way round, at one thread and on all cores")
 def _(m):
     """int8 and int4 both reached the first token sooner than compiled bf16."""
-    return all(m.between(AVX2_EPYC, f"{TTFT}-{w}/{s}", f"{TTFT}-{w}/{COMPILE}") > 1 for w in WHERE for s in (INT8, INT4))
+    return all(m.outcome(AVX2_EPYC, f"{TTFT}-{w}/{s}", f"{TTFT}-{w}/{COMPILE}") == "paid" for w in WHERE for s in (INT8, INT4))
 
 
-@claim("generate-text.zh.md", "批大小为 8 时，读一次权重可以服务八个 token，所以每个权重占多少字节就没那么重要了")
-@claim("generate-text.md", "At batch 8 a weight read serves eight tokens, so bytes per weight matter less")
+@claim("generate-text.zh.md", "这个倍数比批大小为 1 时（见上文）小，单线程时也是如此。在 AVX2 的 EPYC 和带 AMX 的 Xeon 上，"
+       "两个倍数的差别在噪声之内。")
+@claim("generate-text.md", "a smaller factor than at batch 1\n  (above), and at one thread too. On the AVX2 EPYC and the Xeon "
+       "with AMX the two factors were\n  within noise of each other.")
 def _(m):
-    return all(m.ratio(k, f"{D8}-{w}/{INT4}") < m.between(k, f"{D1}-{w}/{INT4}", f"{D1}-{w}/{KV}")
-               for k in _kinds(m) for w in WHERE)
+    """int4 over the fp32 KV cache at batch 8 against the same at batch 1, as intervals (bench.noise):
+    on the Zen 4 all below, in both groups; on the other kinds measured they overlap."""
+    def spans(k, w):
+        return m.span(k, f"{D8}-{w}/{INT4}"), m.span(k, f"{D1}-{w}/{INT4}", f"{D1}-{w}/{KV}")
+    zen4 = all(spans(k, w)[0][1] < spans(k, w)[1][0] for k in m.kinds(ZEN4) for w in WHERE)
+    others = [k for k in _kinds(m) if k != ZEN4]
+    overlap = all(spans(k, w)[0][1] >= spans(k, w)[1][0] and spans(k, w)[0][0] <= spans(k, w)[1][1]
+                  for k in others for w in WHERE)
+    return set(others) >= {AVX2_EPYC, AMX_XEON} and zen4 and overlap
 
 
 @claim("generate-text.zh.md", "并没有降到四分之一：`quantize_` 在 int4 输出层之外还保留着 bf16 的嵌入。")
@@ -148,14 +224,16 @@ def _(m):
                for k in _profiled(m) for w in WHERE for p in PARTS)
 
 
-@claim("generate-text.zh.md", "在测过的每种 CPU 和每种线程数下，矩阵乘法读取权重的速度都远低于带宽，"
-       "而其他部分合起来都超过一个 token 的五分之一")
-@claim("generate-text.md", "On every kind and thread count measured, the matrix products read the weights well below the "
-       "bandwidth, and everything else took more than a fifth of the token")
+@claim("generate-text.zh.md", "在测过的每种 CPU 和每种线程数下，矩阵乘法都占了一个 token 的大半")
+@claim("generate-text.zh.md", "而其他部分合起来都超过一个 token 的五分之一：int4 内核（它占了每个 token 的大半）和它周围的工作都让这一步离上限很远")
+@claim("generate-text.md", "On every kind and thread count measured, the matrix products were most of the token")
+@claim("generate-text.md", "and everything else took more than a fifth of the token: both the int4\n"
+       "kernel, which takes most of each token, and the work around it keep the step from the bound")
+@claim("generate-text.md", "its matrix\nproducts themselves took most of each token, and read the weights far below the bandwidth")
 def _(m):
-    """Well below: under 60% of the bandwidth measured in the same run."""
+    """Most: over half of the token; well below: under 60% of the bandwidth measured in the same run."""
     return all(m.param(k, f"{PROFILE.format(w)}/matrix-products", "share_of_bandwidth") < 0.6
-               and 1 - m.param(k, f"{PROFILE.format(w)}/matrix-products", "share_of_token") > 0.2
+               and 0.5 < m.param(k, f"{PROFILE.format(w)}/matrix-products", "share_of_token") < 0.8
                for k in _profiled(m) for w in WHERE)
 
 
@@ -171,25 +249,24 @@ def _llama(m):
 @claim("generate-text.zh.md", "在 Zen 4 上，llama.cpp 在每种位宽下的解码都比 PyTorch 快，单线程和全部核心都是如此")
 @claim("generate-text.md", "On the Zen 4, llama.cpp decoded faster than PyTorch at every width, at one thread and on all cores")
 def _(m):
-    return all(m.between(ZEN4, f"{D1}-{w}/{file}", f"{D1}-{w}/{step}") > 1 for w in WHERE for step, file in WIDTHS)
+    return all(m.outcome(ZEN4, f"{D1}-{w}/{file}", f"{D1}-{w}/{step}") == "paid" for w in WHERE for step, file in WIDTHS)
 
 
 @claim("generate-text.zh.md", "在 Zen 4 上单线程和全部核心下都是所有行中最接近上限的")
 @claim("generate-text.md", "on the Zen 4 the closest of any row at one thread and on all cores")
 def _(m):
-    """llama.cpp's F16 has the highest share of the bound of every decode row (and not above the
-    bound: that would be a harness bug), per kind and thread count."""
-    def share(k, w, row):
-        return m.param(k, f"{D1}-{w}/{row}", "share_of_bound")
-    return all(max(share(k, w, r) for r in (*STEPS, *LLAMA[1:])) < share(k, w, "llama-cpp-f16") <= 1.1
-               for k in m.kinds(ZEN4) for w in WHERE)
+    """llama.cpp's F16 has a higher share of the bound than every other decode row of its group,
+    beyond noise (and is not above the bound: that would be a harness bug)."""
+    return all(_share_span(m, k, f"{D1}-{w}/llama-cpp-f16", f"{D1}-{w}/{r}")[0] > 1.05
+               and m.param(k, f"{D1}-{w}/llama-cpp-f16", "share_of_bound") <= 1.1
+               for k in m.kinds(ZEN4) for w in WHERE for r in (*STEPS, *LLAMA[1:]))
 
 
 @claim("generate-text.zh.md", "在 Zen 4 上，16 位时提示词这一段是 PyTorch 赢，单线程和全部核心都是如此")
 @claim("generate-text.md", "On the Zen 4, PyTorch won the prompt at 16 bits, at one thread and on all cores")
 def _(m):
     """... and lost it at 8 and 4 bits."""
-    return all((m.between(ZEN4, f"{TTFT}-{w}/{step}", f"{TTFT}-{w}/{file}") > 1) == (step == COMPILE)
+    return all(m.outcome(ZEN4, f"{TTFT}-{w}/{step}", f"{TTFT}-{w}/{file}") == ("paid" if step == COMPILE else "lost")
                for w in WHERE for step, file in WIDTHS)
 
 
@@ -215,15 +292,21 @@ def _(m):
 @claim("generate-text.md", "PyTorch's compiled steps took longer to their first token than llama.cpp took, in seconds, "
        "to write, quantize and load its file and answer")
 def _(m):
+    """Each figure is one sample, so by the rule each gets its median +- ONE_SAMPLE / 2 (bench.noise):
+    the quickest compiled step's first call, at its low end, still above the slowest llama.cpp
+    file's cost at its high end by more than the even band."""
     def cost(k, w, row):
         return m.param(k, f"{D1}-{w}/{row}", "build_s") + m.param(k, f"{D1}-{w}/{row}", "first_call_s")
-    return all(min(m.param(k, f"{D1}-{w}/{step}", "first_call_s") for step, _ in WIDTHS)
-               > max(cost(k, w, file) for file in LLAMA) and max(cost(k, w, file) for file in LLAMA) < 60
+    half = ONE_SAMPLE / 2
+    return all(min(m.param(k, f"{D1}-{w}/{step}", "first_call_s") for step, _ in WIDTHS) * (1 - half)
+               > (1 + EVEN) * max(cost(k, w, file) for file in LLAMA) * (1 + half)
+               and max(cost(k, w, file) for file in LLAMA) < 60
                for k in _llama(m) for w in WHERE)
 
 
-@claim("generate-text.zh.md", "llama.cpp 的 Q4_0 文件占用的内存比文件本身还大，但仍小于 16 位的模型")
-@claim("generate-text.md", "llama.cpp's Q4_0 file kept more in memory than its own size, though less than the 16-bit model")
+@claim("generate-text.zh.md", "加载 llama.cpp 的 Q4_0 文件后，进程增长的内存比文件本身还大，但仍小于 16 位模型的大小")
+@claim("generate-text.md", "loading llama.cpp's Q4_0 file\ngrew the process by more than the file's own size, though by less "
+       "than the 16-bit model's size")
 def _(m):
     """Resident (what the process grew by) above the file's tensors and cache (bytes_per_token),
     below the bf16 weights of the 494.0M parameters."""

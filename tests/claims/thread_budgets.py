@@ -1,7 +1,7 @@
 """Claims of thread-budgets.md and thread-budgets.zh.md (and sentences of other pages that repeat its figures)."""
 from __future__ import annotations
 
-from tests.claims import INTEL_KINDS, ZEN4, claim
+from tests.claims import AMX_XEON, INTEL_KINDS, NO_AMX_XEON, ZEN4, claim
 
 
 # thread-budgets.md (and the pages that cite its rows). An earlier AVX2 run of these rows (timed
@@ -20,37 +20,52 @@ def _named(m, row, *kinds):
     return [k for k in m.kinds(*kinds) if k in m.having(row)]
 
 
-@claim("thread-budgets.zh.md", "在每台参考机器上，2 个进程 × 1 个线程都不比 1 个进程 × 2 个线程慢：矩阵乘法基本持平，小批次的 MLP 略快")
+@claim("thread-budgets.zh.md", "在每台参考机器上，2 个进程 × 1 个线程都不比 1 个进程 × 2 个线程慢：矩阵乘法持平（在噪声之内），小批次的 MLP 略快")
 @claim("thread-budgets.md", "On every reference machine, 2 processes × 1 thread are never slower than "
-                            "1 process × 2 threads: the matmuls come out about even and the small MLP batches a little faster")
+                            "1 process × 2 threads: the matmuls come out even (within noise) and the small MLP batches a little faster")
 def _(m):
     # never slower, within what 2 cores allow (the withdrawn AVX2 run showed 2.28x), and ahead of the oversubscribed 2 x 2
     matmul, mlp = _budget("square-matmuls", BUDGET_SPLIT), _budget("mlp-forward-batches", BUDGET_SPLIT)
     kinds = m.having(mlp)
     return (len(kinds) == len(m.kinds())
-            and all(0.97 < m.ratio(k, _budget(g, BUDGET_SPLIT)) < 1.5
+            and all(m.outcome(k, _budget(g, BUDGET_SPLIT)) != "lost" and m.ratio(k, _budget(g, BUDGET_SPLIT)) < 1.5
                     and m.ratio(k, _budget(g, BUDGET_SPLIT)) > 1.4 * m.ratio(k, _budget(g, BUDGET_OVER))
                     for g in BUDGET_GROUPS for k in kinds)
-            and all(0.95 < m.ratio(k, matmul) < 1.05 and 1.05 < m.ratio(k, mlp) < 1.4 for k in kinds))
+            and all(m.outcome(k, matmul) == "even" and m.outcome(k, mlp) == "paid" and m.ratio(k, mlp) < 1.4
+                    for k in kinds))
 
 
 @claim("thread-budgets.zh.md", "一个双线程进程在 MLP 前向传播上已经用足了第二个核心的大部分算力")
 @claim("thread-budgets.md", "one two-thread process already gets most of a second core out of an MLP's forward pass")
 def _(m):
-    return all(m.ratio(k, THREADS_MLP_ALL_CORES) > 1.5 for k in m.kinds())
+    return all(m.outcome(k, THREADS_MLP_ALL_CORES) == "paid" and m.ratio(k, THREADS_MLP_ALL_CORES) > 1.5
+               for k in m.kinds())
 
 
-@claim("thread-budgets.zh.md", "在每台测了这一项的参考机器上，它在两种负载下都远低于基线的速度")
-@claim("thread-budgets.md", "On every reference machine that measured it, it runs well below the baseline's speed in both workloads")
+OVER_MATMUL, OVER_MLP = _budget("square-matmuls", BUDGET_OVER), _budget("mlp-forward-batches", BUDGET_OVER)
+
+
+@claim("thread-budgets.zh.md", "在每台测了这一项的参考机器上，它在两种负载下都远低于基线的速度；唯一的例外是有 AMX 的 Xeon 上的矩阵乘法，"
+                               "其各轮结果分散得太开，无法判断")
+@claim("thread-budgets.md", "On every reference machine that measured it, it runs well below the baseline's speed in both "
+                            "workloads, except in the matmuls on the Xeon with AMX, whose rounds spread too widely to tell")
 def _(m):
-    return all(m.ratio(k, r) < 0.8 for r in (_budget(g, BUDGET_OVER) for g in BUDGET_GROUPS) for k in m.having(r))
+    others = all(m.outcome(k, r) == "lost" and m.ratio(k, r) < 0.8 for r in (OVER_MATMUL, OVER_MLP) for k in m.having(r)
+                 if (k, r) != (AMX_XEON, OVER_MATMUL))
+    return others and m.outcome(AMX_XEON, OVER_MATMUL) == "even" and m.ratio(AMX_XEON, OVER_MATMUL) < 0.8
 
 
-@claim("thread-budgets.zh.md", "在两种负载下，Zen 4 都比两台 Intel Xeon 损失更多")
-@claim("thread-budgets.md", "The Zen 4 loses more than the Intel Xeons in both workloads")
+@claim("thread-budgets.zh.md", "在矩阵乘法上，Zen 4 比两台 Intel Xeon 损失更多")
+@claim("thread-budgets.zh.md", "低于两台 Xeon 的区间；在 MLP 批次上，它的各轮结果分散得太开")
+@claim("thread-budgets.zh.md", "与没有 AMX 的 Xeon 的区间重叠），差异在噪声之内")
+@claim("thread-budgets.md", "In the matmuls the Zen 4 loses more than the Intel Xeons, down to")
+@claim("thread-budgets.md", "the baseline's speed, below both Xeons' intervals; in the MLP batches its rounds spread so widely")
+@claim("thread-budgets.md", "of the baseline's speed, overlapping the Xeon without AMX's interval) that the difference is within noise")
 def _(m):
-    return all(m.ratio(ZEN4, r) < 0.85 * m.ratio(k, r) for r in (_budget(g, BUDGET_OVER) for g in BUDGET_GROUPS)
-               for k in m.kinds(*INTEL_KINDS))
+    # the Zen 4's matmul interval lies wholly below each Xeon's; its MLP interval reaches the Xeon without AMX's
+    matmul = all(m.span(ZEN4, OVER_MATMUL)[1] < m.span(k, OVER_MATMUL)[0] for k in m.kinds(*INTEL_KINDS))
+    zen_mlp, xeon_mlp = m.span(ZEN4, OVER_MLP), m.span(NO_AMX_XEON, OVER_MLP)
+    return matmul and zen_mlp[1] >= xeon_mlp[0] and zen_mlp[0] <= xeon_mlp[1]
 
 
 @claim("thread-budgets.zh.md", "多个进程比起一个使用全部线程的进程毫无收益（没有哪台参考机器用 2 个进程跑矩阵乘法更快）")
@@ -59,5 +74,5 @@ def _(m):
 def _(m):
     # nothing for the large op, and less than the small one gains ("pays off, modestly, for small ops")
     matmul, mlp = _budget("square-matmuls", BUDGET_SPLIT), _budget("mlp-forward-batches", BUDGET_SPLIT)
-    return all(m.ratio(k, matmul) < 1.05 and m.ratio(k, mlp) > m.ratio(k, matmul) + 0.03 for k in m.having(matmul))
-
+    return all(m.outcome(k, matmul) != "paid" and m.ratio(k, matmul) < 1.05 and m.outcome(k, mlp) == "paid"
+               and m.ratio(k, mlp) > m.ratio(k, matmul) + 0.03 for k in m.having(matmul))
