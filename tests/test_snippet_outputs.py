@@ -12,7 +12,7 @@ import pytest
 
 from tests.isolation import EMULATED_AVX2, emulation_gap, run_isolated
 from tests.paths import OUTPUTS, all_snippets
-from tests.recorded import MACHINE, MACHINE_DEPENDENT, keep, mask
+from tests.recorded import MACHINE, MACHINE_DEPENDENT, keep, mask, stamp_of
 from tests.running import run_shared
 
 
@@ -68,6 +68,14 @@ def test_machine_dependent_parts_are_in_the_output_and_few(name):
     assert compared >= 0.75, f"{name}: the machine-dependent rules hide {1 - compared:.0%} of its output"
 
 
+@pytest.mark.parametrize("name", all_snippets())
+def test_each_recorded_output_names_the_machine_that_ran_it(name):
+    """Its first line, written by the run that recorded it: the CPU model, microarchitecture where
+    known, and kind, and the torch release; a page's output title types no machine."""
+    stamp = stamp_of((OUTPUTS / f"{name}.txt").read_text())
+    assert stamp and "; torch " in stamp, f"{name}: its recorded output has no stamp: run make regen"
+
+
 def test_no_page_types_the_machine_of_an_output():
     """An output's title says nothing of the machine (its stamp does): a typed "this machine: Zen 4"
     stayed while make regen rewrote the output on another CPU."""
@@ -76,3 +84,67 @@ def test_no_page_types_the_machine_of_an_output():
              for m in re.finditer(r'title="(?:Output|输出)[^"]*(?:this machine|本机)[^"]*"', p.read_text())]
     assert not typed, typed
 
+
+# Timings a recorded output prints that the benchmark measures too, on the same model, batch and
+# threads (the case loads the snippet): (the output's pattern, its unit's seconds, the row). A
+# recorded output more than KEY_FACTOR times off its kind's reference was disturbed: record it again.
+KEY_FIGURES = {
+    "compile_speedup_small_mlp": [
+        (r"steady state, batch 64, 2 thread\(s\): eager ([\d.]+) us", 1e-6, "torch_compile/steady-state-mlp-all-cores/eager"),
+        (r"steady state, batch 64, 2 thread\(s\): .*compiled ([\d.]+) us", 1e-6,
+         "torch_compile/steady-state-mlp-all-cores/torch-compile-inductor")],
+    "quantisation_int8_dynamic_torchao": [
+        (r"^fp32 +([\d.]+) ms per batch of 32 \(2 threads\)", 1e-3, "quantisation/mlp-512-1024-1024-10-inference-all-cores/fp32"),
+        (r"^int8 dynamic +([\d.]+) ms per batch of 32 \(2 threads\)", 1e-3,
+         "quantisation/mlp-512-1024-1024-10-inference-all-cores/torchao-int8-dynamic-activations-weights")],
+}
+KEY_FACTOR = 2.0
+
+
+@pytest.mark.parametrize("name", sorted(KEY_FIGURES))
+def test_a_recorded_outputs_timings_agree_with_its_kinds_reference(name):
+    """The output a page shows was not taken on a disturbed machine: each timing it shares with the
+    benchmark is within KEY_FACTOR of the reference of the kind its stamp names (two CPU models of
+    one kind differ by less)."""
+    from bench.compare import by_id
+    from bench.references import load_all
+    from bench.machine import kind
+    from tests.recorded import stamped_kind
+
+    text = (OUTPUTS / f"{name}.txt").read_text()
+    kind_ = stamped_kind(text)
+    references = {kind(r["machine"]): by_id(r) for r in load_all()}
+    assert kind_ in references, f"{name}: its stamp names no reference kind ({kind_})"
+    checked = 0
+    for pattern, unit, row_id in KEY_FIGURES[name]:
+        found = re.search(pattern, text, re.M)
+        assert found, f"{name}: no {pattern!r} in its recorded output"
+        row = references[kind_].get(row_id)
+        if row is None:  # withdrawn or not measured on that kind
+            continue
+        factor = float(found.group(1)) * unit / row["median"]
+        assert 1 / KEY_FACTOR <= factor <= KEY_FACTOR, (
+            f"{name}: {row_id} printed {factor:.2f} times the {kind_} reference's median: a disturbed run, "
+            f"record it again (pytest --update-outputs -k {name} on a quiet machine)")
+        checked += 1
+    if not checked:
+        pytest.skip(f"the {kind_} reference has none of {name}'s rows (withdrawn or not measured)")
+
+
+# How a page says which machine recorded the outputs it shows ("recorded on a Zen 5", "录制于一台 Zen 5")
+RECORDED_ON = re.compile(r"recorded on an? ((?:Zen|Sapphire|Emerald|Granite) ?\w*)|录制于一台 ((?:Zen|Sapphire|Emerald|Granite) ?\w*)")
+
+
+def test_a_page_names_the_machine_its_outputs_were_recorded_on():
+    """A page that says its outputs were recorded on a Zen 5 shows outputs whose stamps say Zen 5:
+    when make regen records them on another CPU, this fails until the prose follows."""
+    from tests.paths import DOCS
+    wrong = []
+    for page in DOCS.glob("*.md"):
+        text = page.read_text()
+        named = {a or b for a, b in RECORDED_ON.findall(text)}
+        shown = re.findall(r'--8<-- "docs/outputs/(\w+)\.txt"', text)
+        for name in shown:
+            stamp = stamp_of((OUTPUTS / f"{name}.txt").read_text()) or ""
+            wrong += [(page.name, name, said) for said in named if f"({said})" not in stamp]
+    assert not wrong, f"pages name a machine their outputs' stamps do not: {wrong}"

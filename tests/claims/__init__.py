@@ -87,6 +87,29 @@ class Measured:
         low, high = across(self.recordings[kind_], row_id, other["id"])
         return (1 / high, 1 / low) if self.inverted else (low, high)
 
+    def spans_each(self, kind_: str, row_id: str, other_id: str | None = None) -> list[tuple[float, float]]:
+        """The interval of row_id over other_id (default: its group's baseline) in each recording of
+        the kind that has both, in order (on ZEN4: the Zen 4's, then the Zen 5's), by the rule;
+        turned upside down when inverted. For a sentence that tells the recordings apart."""
+        other_id = other_id or self._baseline_id(kind_, row_id)
+        spans = [across([rows], row_id, other_id) for rows in self.recordings[kind_] if row_id in rows and other_id in rows]
+        assert spans, f"no recording of {kind_} has both {row_id} and {other_id}"
+        return [(1 / high, 1 / low) for low, high in spans] if self.inverted else spans
+
+    def outcomes_each(self, kind_: str, row_id: str, other_id: str | None = None) -> list[str]:
+        """The rule's verdict in each recording of the kind: ["lost", "paid"] on ZEN4 is lost on the
+        Zen 4 and paid on the Zen 5."""
+        return [outcome(span) for span in self.spans_each(kind_, row_id, other_id)]
+
+    def recorded_twice(self, kind_: str) -> bool:
+        """The kind merges a second recording (a sentence that names it needs one)."""
+        return len(self.recordings[kind_]) > 1
+
+    def _baseline_id(self, kind_: str, row_id: str) -> str:
+        row = self.row(kind_, row_id)
+        return next(i for i, r in self.rows[kind_].items()
+                    if r["baseline"] and r["technique"] == row["technique"] and r["group"] == row["group"])
+
     def outcome(self, kind_: str, row_id: str, other_id: str | None = None) -> str:
         """paid, lost or even (within noise) for one row against its baseline (or other_id)."""
         return outcome(self.span(kind_, row_id, other_id))
