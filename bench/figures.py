@@ -547,6 +547,15 @@ class Figures:
             return f"`{snippet[1]}.py` 的输出" if self.lang == "zh" else f"`{snippet[1]}.py`'s output"
         return f"`{name}`"
 
+    @staticmethod
+    def _not_installed_zh(package: str, why: str) -> str:
+        """Why a companion package was not installed, in Chinese: 'torchvision：没有可安装的 torchvision
+        0.30.x（与 torch 2.15.0 配套的版本）'; else that pip could not install it."""
+        found = re.match(r"no (\S+ \S+) \(the release paired with torch ([\w.]+)\) installs", why)
+        if found:
+            return f"{package}：没有可安装的 {found.group(1)}（与 torch {found.group(2)} 配套的版本）"
+        return f"{package}（pip 装不上）"
+
     def releases_table(self) -> str:
         """What make test-torch found on each recorded release, beside the pinned one, oldest first."""
         zh = self.lang == "zh"
@@ -566,7 +575,7 @@ class Figures:
                 counts[result["outcome"]] = counts.get(result["outcome"], 0) + 1
             tally = ("，" if zh else ", ").join(f"{counts[o]} {words[o]}" for o in words if counts.get(o))
             companions = ", ".join(f"{p} {v}" for p, v in record["installed"].items() if p != "torch") or "–"
-            left = "; ".join(f"{p}（pip 装不上）" if zh else f"{p}: {why.split(':')[0]}"
+            left = "; ".join(self._not_installed_zh(p, why) if zh else f"{p}: {why.split(':')[0]}"
                              for p, why in record["not_installed"].items()) or "–"
             differed = ", ".join(self._test_title(n) for n, r in record["tests"].items() if r["outcome"] == "failed") or "–"
             rows.append((record["asked"], f"| {record['torch']} | {companions} | {left} | {tally} | {differed} |"))
