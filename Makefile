@@ -1,13 +1,19 @@
-# One command each: `make site` (set up + build), `make serve`, `make test-all` (CI), `make test`, `make test-fast`,
-# `make regen`, `make bench`, `make test-torch TORCH=2.15.0`, `make bench-torch TORCH=2.15.0`.
+# The two a newcomer needs: `make site` (the venv's Python packages, then the site: nothing compiled) and
+# `make test-all` (every test, what CI runs: builds llama.cpp first). The others, README's "Other commands":
+# `make serve`, `make test`, `make test-fast`, `make regen`, `make bench`, `make test-torch TORCH=2.15.0`,
+# `make bench-torch TORCH=2.15.0`.
 export NO_MKDOCS_2_WARNING := 1
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup site serve test-all test test-fast regen test-torch bench bench-torch
-# llama.cpp (llama-cpp-python) is compiled for the CPU it is built on: bench/llama_build.py builds it,
-# and again when the venv meets another CPU (its stamp names the CPU's vector extensions; the
-# release venvs of bench/releases.py go through the same script).
+.PHONY: packages setup site serve test-all test test-fast regen test-torch bench bench-torch
+# Two steps. packages: requirements.txt but llama-cpp-python, nothing compiled; all the site needs
+# (site, serve). setup: packages, then llama.cpp (llama-cpp-python), which Generating text runs, for every
+# target that runs it (the tests, regen, the benchmark): compiled for the CPU it is built on (g++ and cmake)
+# by bench/llama_build.py, and again when the venv meets another CPU (its stamp names the CPU's vector
+# extensions; the release venvs of bench/releases.py go through the same script).
+packages: $(VENV)/.installed
+
 setup: $(VENV)/.installed
 	@$(PY) bench/llama_build.py $(VENV)
 
@@ -18,10 +24,10 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install -r $(VENV)/requirements-but-llama-cpp.txt
 	touch $@
 
-site: setup
+site: packages
 	$(PY) -m mkdocs build --strict
 
-serve: setup
+serve: packages
 	$(PY) -m mkdocs serve
 
 # Every test: what CI runs (.ci/run).

@@ -207,6 +207,8 @@ def merged(reference: dict, run: dict) -> dict:
     if reference.get("recordings"):  # later recordings of the replaced techniques measured another harness
         out["recordings"] = [{**rec, "results": [r for r in rec["results"] if r["technique"] not in names]}
                              for rec in reference["recordings"]]
+    if "technique_seconds" in reference or "technique_seconds" in run:  # each technique's latest time
+        out["technique_seconds"] = {**reference.get("technique_seconds", {}), **run.get("technique_seconds", {})}
     out["measured_separately"] = {**reference.get("measured_separately", {}),
                                   **{name: {"created": run["created"], "seconds": run["seconds"],
                                             "measured_mhz": run["machine"].get("measured_mhz")} for name in names}}

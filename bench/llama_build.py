@@ -1,5 +1,6 @@
 """Build llama-cpp-python (requirements.txt's pin) into a venv for the CPU it runs on: the one way
-the Makefile (.venv) and bench/releases.py (the release venvs) install it.
+the Makefile (.venv: make setup, which the targets that run Generating text run first; make site and
+make serve need no llama.cpp) and bench/releases.py (the release venvs) install it.
 
     python bench/llama_build.py VENV      # builds only when VENV's stamp names another CPU
 

@@ -58,6 +58,8 @@ ZH = {"Variant": "变体", " (baseline)": "（基线）",
       " (FMA units inferred)": "（FMA 单元数为推断）", "unknown (no /proc/cpuinfo)": "未知（没有 /proc/cpuinfo）",
       "{:.0f} MHz reported": "{:.0f} MHz（系统报告）", ", measured {:.0f}": "，实测 {:.0f}",
       "Theoretical peak, native precisions": "理论峰值（原生精度）", "torch / Python": "torch / Python", "Run": "运行",
+      "{:.0f}&nbsp;min": "{:.0f}&nbsp;分钟", "{}, the sum of its techniques' times": "{}（各技巧用时之和）",
+      "; later, on their own: ": "；之后单独录制：", " and ": "和", ", ": "，",
       ": measured speed-ups on each machine": "：各机器上测得的加速比",
       "compiled in {:.0f}&nbsp;s": "编译 {:.0f}&nbsp;s", "built in {:.0f}&nbsp;s": "构建 {:.0f}&nbsp;s",
       "loads in {:.1f}&nbsp;s": "加载 {:.1f}&nbsp;s", " ({:.0%} of {})": "（{1} 峰值的 {0:.0%}）",
@@ -429,6 +431,25 @@ def measured_clock(reference: dict) -> float | None:
         reference.get("measured_separately", {}).get("vectorise", {}).get("measured_mhz")
 
 
+def run_time(reference: dict, lang: str = "en") -> str:
+    """How long the reference's full run took: the sum of its techniques' times where it has one
+    for each (technique_seconds, which --update-reference --only keeps current). Else the first
+    run's own time (`seconds`, which parts recorded later on their own never update), then those
+    parts' times apart (measured_separately: the time of the run that recorded them), and no sum:
+    what the first run measured of those parts is in its time, and no reference says how much."""
+    def took(seconds: float) -> str:
+        return f"{seconds:.0f}&nbsp;s" if seconds < 60 else say("{:.0f}&nbsp;min", lang).format(seconds / 60)
+
+    each = reference.get("technique_seconds") or {}
+    if set(reference["techniques"]) <= set(each):
+        return say("{}, the sum of its techniques' times", lang).format(took(sum(each[t] for t in reference["techniques"])))
+    runs: dict[str, tuple[float, list[str]]] = {}  # parts recorded by one later run, together
+    for name, part in reference.get("measured_separately", {}).items():
+        runs.setdefault(part["created"], (part["seconds"], []))[1].append(say(reference["techniques"][name], lang))
+    later = [say(" and ", lang).join(names) + " " + took(seconds) for _, (seconds, names) in sorted(runs.items())]
+    return took(reference["seconds"]) + (say("; later, on their own: ", lang) + say(", ", lang).join(later) if later else "")
+
+
 def machine_table(references: list[dict], lang: str = "en") -> str:
     """Every reference machine, one column each."""
     def isa(m):
@@ -459,7 +480,7 @@ def machine_table(references: list[dict], lang: str = "en") -> str:
               ("Clock", clock),
               ("Theoretical peak, native precisions", peak),
               ("torch / Python", lambda r: f"{r['machine']['torch']} / {r['machine']['python']}"),
-              ("Run", lambda r: f"{r['mode']}{say(' mode, ', lang)}{r['created'][:10]}, {r['seconds']:.0f} s")]
+              ("Run", lambda r: f"{r['mode']}{say(' mode, ', lang)}{r['created'][:10]}, {run_time(r, lang)}")]
     lines = ["| | " + " | ".join(kind_title(r["machine"]) for r in references) + " |",
              "|---|" + "---|" * len(references)]
     lines += [f"| {say(name, lang)} | " + " | ".join(get(r) for r in references) + " |" for name, get in fields]

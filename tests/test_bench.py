@@ -232,17 +232,37 @@ def test_update_reference_only_replaces_those_techniques_rows():
         return {"id": f"{technique}/g/{label}", "technique": technique, "label": label}
 
     reference = {"machine": {"torch": "2.14.1"}, "techniques": {"a": "A"},
-                 "results": [row("a", "x"), row("b", "old")],
+                 "results": [row("a", "x"), row("b", "old")], "technique_seconds": {"a": 30.0, "b": 500.0},
                  "not_measured": {"b": "added after this run", "a/g2": "later"}, "not_run": {"b/g/y": "no bf16"}}
     run = {"machine": {"torch": "2.14.1", "measured_mhz": 3500.0}, "techniques": {"b": "B"}, "created": "now",
-           "seconds": 60.0, "results": [row("b", "new")], "not_run": {"b/g/z": "no kernel"}}
+           "seconds": 60.0, "technique_seconds": {"b": 59.0}, "results": [row("b", "new")],
+           "not_run": {"b/g/z": "no kernel"}}
     out = merged(reference, run)
     assert [r["id"] for r in out["results"]] == ["a/g/x", "b/g/new"]
     assert out["techniques"] == {"a": "A", "b": "B"}
     assert out["not_measured"] == {"a/g2": "later"} and out["not_run"] == {"b/g/z": "no kernel"}
     assert out["measured_separately"]["b"]["created"] == "now"
+    assert out["technique_seconds"] == {"a": 30.0, "b": 59.0}, "each technique's time is its latest run's"
     with pytest.raises(ValueError, match="one reference, one torch release"):
         merged(reference, {**run, "machine": {"torch": "2.15.0"}})
+
+
+def test_a_references_run_time_is_the_sum_of_its_parts_or_says_what_it_is():
+    """The machine table's run time: the sum of the techniques' latest times where the reference
+    has each; else the first run's time (which later parts never update) and each later part apart,
+    never a sum of the two."""
+    from bench.render import run_time
+
+    each = {"techniques": {"a": "A", "b": "B", "c": "C"}, "seconds": 100.0,
+            "technique_seconds": {"a": 40.0, "b": 1200.0, "c": 2400.0}}
+    assert run_time(each) == "61&nbsp;min, the sum of its techniques' times"
+    assert run_time(each, "zh") == "61&nbsp;分钟（各技巧用时之和）"
+    first = {"techniques": each["techniques"], "seconds": 324.5,
+             "measured_separately": {"b": {"created": "2026-12-05T03", "seconds": 911.3},
+                                     "c": {"created": "2026-12-05T00", "seconds": 971.7},
+                                     "a": {"created": "2026-12-05T00", "seconds": 971.7}}}
+    assert run_time(first) == "5&nbsp;min; later, on their own: C and A 16&nbsp;min, B 15&nbsp;min"
+    assert run_time({"techniques": {"a": "A"}, "seconds": 13.0}) == "13&nbsp;s"
 
 
 def test_no_case_study_row_exceeds_the_peak_of_its_precision():
