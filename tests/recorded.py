@@ -80,6 +80,20 @@ MACHINE_DEPENDENT: dict[str, tuple[tuple[str, str], ...]] = {
         (r"^parity inputs: \d+, in (\d+) classes by fp32 eager$",
          "near-ties between classes round either way with the ISA's summation order"),
     ),
+    "tune_your_model": (
+        (r"^torch \S+; CPU capability (\w+); native bf16: (yes|no); native int8: (yes|no); (\d+) physical core\(s\); "
+         r"torch's default: (\d+) thread\(s\)$", "the ISA torch dispatches to, the CPU's bf16 and int8 instructions, its cores"),
+        (r"^threads +skipped: torch already runs (\d+) threads", "torch's default: one thread per usable core"),
+        (r"^bf16 +(.+)$", "measured where the CPU has native bf16, else the reason"),
+        (r"^batch_size +(.+)$", "the batch size the sweep found fastest, measured where it is another than the current one"),
+        (r"^(?:inference_mode|channels_last|compile|int8) +(\d+) +\S+ +\S+ +\S+ +((?:paid|lost|even)(?:, [a-z ]+)?)  ",
+         "each step's batch size, verdict, and whether it was kept (or lost parity): the CPU's"),
+        (r"^fastest configuration that kept parity: (.+(?:\n  side by side with the baseline: .+)?)$",
+         "the steps kept on this CPU"),
+        (r"^  against [\w ]+: \S+ \(\S+, (paid|lost|even)\);", "how the other runtimes fare on this CPU"),
+        (r"^code:\n    import torch\n    model\.(?:eval|train)\(\)\n((?:    .*\n?)+)",
+         "the code of the configuration kept on this CPU"),
+    ),
     "case_study_resnet50_runtimes": (
         (r"^torch \S+, (\d+) thread\(s\)", "threads: one per usable core"),
         (r"^(?:ONNX Runtime|OpenVINO) int8 +\S+ +\S+ +\S+ +(\d+%)",
@@ -125,7 +139,8 @@ def keep(path: Path, fresh: str, request, same=lambda stored, fresh: stored == f
     --update-outputs (make regen) it is first rewritten from fresh where same(stored, fresh) says
     they differ: a new timing alone, which the comparison masks, leaves the file as it is, so
     make regen twice changes nothing."""
-    stamps = path.suffix == ".txt" and path.parent.resolve() == OUTPUTS.resolve()  # a snippet's recorded output
+    # a snippet's recorded output (tune/: tune_your_model's runs on the example models)
+    stamps = path.suffix == ".txt" and path.parent.resolve() in (OUTPUTS.resolve(), (OUTPUTS / "tune").resolve())
     if stamps:
         fresh = stamped(fresh)
     if updating(request) and (not path.is_file() or not same(path.read_text(), fresh)

@@ -76,7 +76,8 @@ def as_result(saved: dict) -> subprocess.CompletedProcess:
 PAGE_ARGS: dict[str, tuple[str, ...]] = {"case_study_inference": ("--quick",),
                                          "case_study_resnet50_runtimes": ("--quick",),
                                          "case_study_training": ("--quick",),
-                                         "generate_text": ("--quick",)}
+                                         "generate_text": ("--quick",),
+                                         "tune_your_model": ("--model", "tune_your_model_examples.py:mlp", "--quick")}
 
 
 def require_modules(*modules: str) -> None:
