@@ -27,6 +27,7 @@ import torch.nn as nn
 from torch.utils.benchmark import Timer
 
 INFERENCE_STEPS = ("threads", "inference_mode", "batch_size", "channels_last", "compile", "bf16", "int8")
+RESWEPT = ("channels_last", "compile", "bf16", "int8")  # each picks its own batch size from the sweep
 RUNTIMES = ("onnxruntime", "openvino")  # side rows: compared with the final PyTorch configuration
 TRAINING_STEPS = ("threads", "channels_last", "bf16", "compile")
 # The verdict rule of the guide's Benchmark page ("When a difference counts"): a ratio's interval is
@@ -372,9 +373,11 @@ def step_config(step: str, kept: dict, args) -> dict:
     return {**kept, **change}
 
 
-def ready(model, config, calibration, inputs, reference, args, step: str) -> dict:
+def ready(model, config, calibration, inputs, reference, args, step: str, sweep: tuple = (), seconds: float = 0) -> dict:
     """Build a configuration, make its first calls (where a compiled model compiles: timed) and
-    check its parity; {"predict", "compile_s", "parity", "notes"}."""
+    check its parity; {"predict", "batch", "compile_s", "parity", "notes"}. With sweep (batch
+    sizes), the configuration's batch size becomes its own best of them (one pass each), as in the
+    guide's case study: compiling or a lower precision can move the best size."""
     notes = []
     if step == "compile":  # where Dynamo splits the model (each break: a return to Python between graphs);
         with torch.no_grad():  # traced before anything is compiled, since reset() drops compiled code
@@ -385,17 +388,25 @@ def ready(model, config, calibration, inputs, reference, args, step: str) -> dic
     long = config["compile"] or config["int8"]
     start = time.perf_counter()
     if long:
-        report(f"  {step}: compiling (batch {config['batch']} and batch 1)...")
+        report(f"  {step}: compiling " + (f"each batch size of the sweep {', '.join(map(str, sorted({*sweep, 1})))}..."
+                                           if sweep else f"(batch {config['batch']} and batch 1)..."))
     predict = build(model, config, calibration)
-    with threads(config["threads"]):
-        for n in sorted({config["batch"], 1}):
-            predict(batch_of(inputs, n))
-    took = time.perf_counter() - start
+    built, first, rates = time.perf_counter() - start, {}, {}
+    for n in sorted({config["batch"], 1, *sweep}):
+        with threads(config["threads"]):
+            began = time.perf_counter()
+            predict(batch_of(inputs, n))  # a compiled model compiles each new shape here
+            first[n] = time.perf_counter() - began
+        if n in sweep or n == config["batch"] and sweep:
+            rates[n] = rate(predict, batch_of(inputs, n), config["threads"], seconds)
+    config = {**config, "batch": max(rates, key=rates.get) if rates else config["batch"]}
+    took = built + first[config["batch"]] + (first[1] if config["batch"] != 1 else 0.0)
     if long:
-        report(f"  {step}: ready in {took:.1f} s")
+        report(f"  {step}: ready in {took:.1f} s" + (f" (batch {config['batch']} and 1)" if sweep else ""))
 
     found = parity(reference, outputs_of(predict, inputs, config["batch"], config["threads"]), args.min_top1, args.max_rel)
-    return {"predict": predict, "compile_s": took if long else None, "parity": found, "notes": notes}
+    return {"predict": predict, "batch": config["batch"], "compile_s": took if long else None, "parity": found,
+            "notes": notes}
 
 
 def best_batch(model, config, calibration, inputs, settings, sizes) -> tuple[int, dict]:
@@ -487,7 +498,10 @@ def tune_inference(model: nn.Module, inputs: tuple, args, settings: dict) -> dic
                 sweep_line = ", ".join(f"{n}: {v:.1f}" for n, v in sweep.items())
                 if config["batch"] == kept["batch"]:
                     reason = f"batch {kept['batch']}, the current one, was the fastest of the sweep"
-            candidate = None if reason else ready(model, config, inputs, inputs, reference, args, step)
+            swept = args.goal == "throughput" and "batch_size" in args.steps and step in RESWEPT
+            candidate = None if reason else ready(model, config, inputs, inputs, reference, args, step,
+                                                  tuple(args.batch_sizes) if swept else (), settings["seconds"])
+            config = {**config, "batch": candidate["batch"]} if candidate else config
         except Exception as error:  # noqa: BLE001  the step does not work on this model: say why, go on
             reason = f"failed: {one_line(error)}"
         if reason:
@@ -675,7 +689,8 @@ def print_report(title: str, inputs: tuple, result: dict, args, settings: dict, 
     train = args.train
     plan = ("threads (one per physical core), channels_last (4-D convolutions), bf16 autocast (native bf16 only), "
             "torch.compile of the forward pass and loss; an allocator needs a new process: the line at the end" if train
-            else "threads (one per physical core), inference_mode, batch size (a sweep), channels_last (4-D "
+            else "threads (one per physical core), inference_mode, batch size (a sweep; each later step runs at its own "
+            "best of it), channels_last (4-D "
             "convolutions), torch.compile with freezing, bf16 autocast (native bf16 only), int8 (PT2E, compiled, "
             "instead of bf16); then ONNX Runtime and OpenVINO in fp32 beside the fastest")
     print(f"the guide's steps, in its order, each against the configuration kept before it: {plan}")
