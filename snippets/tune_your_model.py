@@ -297,7 +297,7 @@ def call_ms(predict, inputs: tuple, n_threads: int, calls: int) -> float:
     return statistics.median(times) * 1e3
 
 
-def side_by_side(rows: list[dict], inputs: tuple, settings: dict, goal: str) -> None:
+def side_by_side(rows: list[dict], inputs: tuple, settings: dict) -> None:
     """Time each row ({"predict", "batch", "threads"}) in the same rounds, which alternate their
     order: per round its items/s at its batch and its batch-1 median; the rows' "rounds"."""
     one = batch_of(inputs, 1)
@@ -345,7 +345,7 @@ def report(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def skip_reason(step: str, model: nn.Module, inputs: tuple, config: dict, default_threads: int, args) -> str | None:
+def skip_reason(step: str, model: nn.Module, inputs: tuple, default_threads: int, args) -> str | None:
     """Why the guide says a step does not apply here, or None."""
     if step == "threads" and args.threads == default_threads:
         return f"torch already runs {default_threads} threads, one per physical core"
@@ -375,9 +375,10 @@ def step_config(step: str, kept: dict, args) -> dict:
 
 def ready(model, config, calibration, inputs, reference, args, step: str, sweep: tuple = (), seconds: float = 0) -> dict:
     """Build a configuration, make its first calls (where a compiled model compiles: timed) and
-    check its parity; {"predict", "batch", "compile_s", "parity", "notes"}. With sweep (batch
-    sizes), the configuration's batch size becomes its own best of them (one pass each), as in the
-    guide's case study: compiling or a lower precision can move the best size."""
+    check its parity; {"predict", "batch", "sweep", "compile_s", "parity", "notes"}. With sweep (batch
+    sizes), the configuration's batch size becomes its own best of them (one pass each; "sweep":
+    {size: items/s}), as in the guide's case study: compiling or a lower precision can move the
+    best size. A size the model refuses (a fixed batch size) is left out of the sweep."""
     notes = []
     if step == "compile":  # where Dynamo splits the model (each break: a return to Python between graphs);
         with torch.no_grad():  # traced before anything is compiled, since reset() drops compiled code
@@ -393,35 +394,25 @@ def ready(model, config, calibration, inputs, reference, args, step: str, sweep:
     predict = build(model, config, calibration)
     built, first, rates = time.perf_counter() - start, {}, {}
     for n in sorted({config["batch"], 1, *sweep}):
-        with threads(config["threads"]):
-            began = time.perf_counter()
-            predict(batch_of(inputs, n))  # a compiled model compiles each new shape here
-            first[n] = time.perf_counter() - began
-        if n in sweep or n == config["batch"] and sweep:
-            rates[n] = rate(predict, batch_of(inputs, n), config["threads"], seconds)
+        try:
+            with threads(config["threads"]):
+                began = time.perf_counter()
+                predict(batch_of(inputs, n))  # a compiled model compiles each new shape here
+                first[n] = time.perf_counter() - began
+            if sweep:  # the sizes asked for and the current one
+                rates[n] = rate(predict, batch_of(inputs, n), config["threads"], seconds)
+        except Exception as error:  # noqa: BLE001
+            if n == config["batch"] or n not in sweep:  # the sizes the configuration must run at
+                raise
+            report(f"  {step}: batch {n} failed ({one_line(error)})")
     config = {**config, "batch": max(rates, key=rates.get) if rates else config["batch"]}
     took = built + first[config["batch"]] + (first[1] if config["batch"] != 1 else 0.0)
     if long:
         report(f"  {step}: ready in {took:.1f} s" + (f" (batch {config['batch']} and 1)" if sweep else ""))
 
     found = parity(reference, outputs_of(predict, inputs, config["batch"], config["threads"]), args.min_top1, args.max_rel)
-    return {"predict": predict, "batch": config["batch"], "compile_s": took if long else None, "parity": found,
-            "notes": notes}
-
-
-def best_batch(model, config, calibration, inputs, settings, sizes) -> tuple[int, dict]:
-    """The batch size with the most items/s (one quick pass each; the step then times it against
-    the batch size before it, side by side)."""
-    predict = build(model, config, calibration)
-    sweep = {}
-    for n in sorted({*sizes, config["batch"]}):  # the batch size it runs at now, too
-        try:
-            sweep[n] = rate(predict, batch_of(inputs, n), config["threads"], settings["seconds"])
-        except Exception as error:  # noqa: BLE001  a model with a fixed batch size
-            report(f"  batch_size: batch {n} failed ({one_line(error)})")
-    if not sweep:
-        raise RuntimeError("no batch size of the sweep ran")
-    return max(sweep, key=sweep.get), sweep
+    return {"predict": predict, "batch": config["batch"], "sweep": rates, "compile_s": took if long else None,
+            "parity": found, "notes": notes}
 
 
 # --8<-- [start:runtimes]
@@ -460,7 +451,7 @@ def openvino_predictor(model: nn.Module, inputs: tuple, n_threads: int):
 
 def timed_pair(base: dict, candidate: dict, inputs: tuple, settings: dict, goal: str) -> tuple:
     """(per-round ratios of how many times better candidate is, its interval, the verdict)."""
-    side_by_side([base, candidate], inputs, settings, goal)
+    side_by_side([base, candidate], inputs, settings)
     if goal == "latency":
         ratios = [b["p50_ms"] / c["p50_ms"] for b, c in zip(base["rounds"], candidate["rounds"])]
     else:
@@ -489,19 +480,18 @@ def tune_inference(model: nn.Module, inputs: tuple, args, settings: dict) -> dic
     current = ready(model, kept, inputs, inputs, reference, args, "baseline")
     rows = [{"step": "baseline", "config": dict(kept), "parity": None, "compile_s": None, "notes": []}]
     for step in [s for s in INFERENCE_STEPS if s in args.steps]:
-        reason = skip_reason(step, model, inputs, kept, default_threads, args)
+        reason = skip_reason(step, model, inputs, default_threads, args)
         config, sweep_line = step_config(step, kept, args), None
         report(f"{step}...")
         try:
-            if not reason and step == "batch_size":
-                config["batch"], sweep = best_batch(model, kept, inputs, inputs, settings, args.batch_sizes)
-                sweep_line = ", ".join(f"{n}: {v:.1f}" for n, v in sweep.items())
-                if config["batch"] == kept["batch"]:
-                    reason = f"batch {kept['batch']}, the current one, was the fastest of the sweep"
-            swept = args.goal == "throughput" and "batch_size" in args.steps and step in RESWEPT
+            swept = step == "batch_size" or (args.goal == "throughput" and "batch_size" in args.steps and step in RESWEPT)
             candidate = None if reason else ready(model, config, inputs, inputs, reference, args, step,
                                                   tuple(args.batch_sizes) if swept else (), settings["seconds"])
             config = {**config, "batch": candidate["batch"]} if candidate else config
+            if step == "batch_size" and candidate:
+                sweep_line = ", ".join(f"{n}: {v:.1f}" for n, v in candidate["sweep"].items())
+                if config["batch"] == kept["batch"]:
+                    reason = f"batch {kept['batch']}, the current one, was the fastest of the sweep"
         except Exception as error:  # noqa: BLE001  the step does not work on this model: say why, go on
             reason = f"failed: {one_line(error)}"
         if reason:
@@ -544,7 +534,7 @@ def final_comparison(model, inputs, reference, kept, current, rows, args, settin
             continue
         table.append(dict(timing_row(predict, kept), name=title, parity=found))
     if len(table) > 1:
-        side_by_side(table, inputs, settings, args.goal)
+        side_by_side(table, inputs, settings)
     final = {"config": kept, "steps": [r["step"] for r in rows[1:] if r.get("kept")], "against": []}
     for other in table[1:]:
         if args.goal == "latency":
@@ -609,7 +599,7 @@ def tune_training(model: nn.Module, inputs: tuple, targets, args, settings: dict
     base_loss = loss_after(kept)
     rows = [{"step": "baseline", "config": dict(kept), "loss": base_loss, "notes": []}]
     for step in [s for s in TRAINING_STEPS if s in args.steps]:
-        reason = skip_reason(step, model, inputs, kept, default_threads, args)
+        reason = skip_reason(step, model, inputs, default_threads, args)
         config = {**kept, **({"threads": args.threads} if step == "threads" else {step: True})}
         report(f"{step}...")
         if not reason:
