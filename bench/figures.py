@@ -6,7 +6,16 @@ typing it (mkdocs-macros renders them: hooks/macros.py; the claims tests render 
 
     bf16 autocast ran at {{ ratio("amd-avx512-bf16", "bfloat16/mlp-inference-1-thread/bf16-autocast") }}
 
-and a technique's verdict on every kind as {{ verdicts("bfloat16") }}. A technique's recommended
+and a technique's verdict on every kind as {{ verdicts("bfloat16") }}. A page does not type these
+calls itself: each figure its two editions show is named once in bench/pages/<page>.yml (one table the
+English page, the Chinese page and the claims read), and the page writes {{ fig.<name> }}:
+
+    # bench/pages/bfloat16.yml
+    zen_mlp_autocast: ratio("amd-avx512-bf16", "bfloat16/mlp-inference-1-thread/bf16-autocast")
+
+    bf16 autocast ran at {{ fig.zen_mlp_autocast }}
+
+A technique's recommended
 variants (RECOMMENDED in its bench/cases module: row-id patterns per regime) are what a verdict
 and the headline count: every group that measures them, one thread and all cores alike.
 """
@@ -15,8 +24,10 @@ from __future__ import annotations
 import fnmatch
 import re
 import statistics
+from pathlib import Path
 
 import jinja2
+import yaml
 
 from bench.cases import pages, recommended, techniques, when
 from bench.compare import by_id, fmt_ratio, fmt_value
@@ -50,6 +61,54 @@ class FigureError(KeyError):
         return self.args[0]
 
 
+# The figures of each page, named once for both editions: bench/pages/<page>.yml ({name: expression})
+PAGE_TABLES = Path(__file__).resolve().with_name("pages")
+FIGURE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def page_stem(page: str) -> str:
+    """The page a file is an edition of: threads.md and threads.zh.md are both "threads"."""
+    name = Path(page).name
+    for suffix in (".zh.md", ".md", ".ipynb"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def page_table(page: str) -> dict[str, str]:
+    """A page's named figures (bench/pages/<page>.yml): name -> template expression; {} for a page
+    with none."""
+    path = PAGE_TABLES / f"{page_stem(page)}.yml"
+    if not path.is_file():
+        return {}
+    table = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    bad = [name for name, expression in table.items()
+           if not FIGURE_NAME.match(str(name)) or not isinstance(expression, str)]
+    if bad:
+        raise FigureError(f"{path.name}: each entry is a lower-case name and a template expression; not {bad}")
+    return table
+
+
+class Named:
+    """A page's named figures as its template reads them: {{ fig.<name> }} renders the expression
+    bench/pages/<page>.yml gives that name, in the page's language."""
+
+    def __init__(self, figures: "Figures", page: str | None):
+        self._figures, self._page = figures, page
+        self._table = page_table(page) if page else {}
+        self._rendered: dict[str, str] = {}
+
+    def __getattr__(self, name: str) -> str:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name not in self._table:
+            where = f"bench/pages/{page_stem(self._page)}.yml" if self._page else "a page table (render() was given no page)"
+            raise FigureError(f"{self._page}: no figure {name!r} in {where}")
+        if name not in self._rendered:
+            self._rendered[name] = self._figures.environment().from_string("{{ " + self._table[name] + " }}").render()
+        return self._rendered[name]
+
+
 def coarse_ratio(ratio: float) -> str:
     """A factor of ten or more without decimals (205×), a smaller one as fmt_ratio writes it."""
     return f"{ratio:.0f}×" if ratio >= 10 else fmt_ratio(ratio)
@@ -67,6 +126,20 @@ class Figures:
         self.rows = {k: by_id(r) for k, r in self.references.items()}
         self.recordings = {k: recordings(r) for k, r in self.references.items()}
         self.lang = lang
+        self._environment: jinja2.Environment | None = None
+        self._named: dict[str, Named] = {}
+
+    def environment(self) -> jinja2.Environment:
+        """The template environment of these figures (one per Figures)."""
+        if self._environment is None:
+            self._environment = environment(self)
+        return self._environment
+
+    def named(self, page: str) -> Named:
+        """The page's named figures, fig in its template."""
+        if page_stem(page) not in self._named:
+            self._named[page_stem(page)] = Named(self, page)
+        return self._named[page_stem(page)]
 
     # --- one figure ---------------------------------------------------------------------------
     def row(self, kind_: str, row_id: str) -> dict:
@@ -310,10 +383,8 @@ class Figures:
         return {"en": " <small>(one recording)</small>", "zh": " <small>（一次录制）</small>"}[self.lang] if once else ""
 
     def _regime(self, name: str) -> str:
-        zh = {"inference": "推理", "training": "训练", "throughput": "吞吐量", "latency": "延迟", "size": "大小",
-              "speed": "速度", "memory": "内存", "inference_mode, time": "inference_mode，时间",
-              "skipping work in training": "训练中跳过的计算", "constants built once": "只构建一次的常量"}
-        return zh.get(name, name) if self.lang == "zh" else name
+        """A verdict table's column in the page's language (bench/names.zh.json)."""
+        return self._label(name)
 
     def steps(self, group_slug: str) -> str:
         """The case study's steps for one model: each step's factor over the step it was built on
@@ -943,9 +1014,11 @@ def environment(figures: Figures) -> jinja2.Environment:
     return env
 
 
-def render(markdown: str, lang: str = "en", references: list[dict] | None = None) -> str:
-    """A page's Markdown with its figures filled in, as the site shows it (what claims read)."""
-    return environment(Figures(references, lang)).from_string(markdown).render()
+def render(markdown: str, lang: str = "en", references: list[dict] | None = None, page: str | None = None) -> str:
+    """A page's Markdown with its figures filled in, as the site shows it (what claims read); page
+    (its file name) says whose named figures {{ fig.<name> }} reads."""
+    figures = Figures(references, lang)
+    return figures.environment().from_string(markdown).render(fig=Named(figures, page))
 
 
 def typed_figures(markdown: str) -> list[str]:

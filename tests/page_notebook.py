@@ -185,7 +185,7 @@ def required_installs(programs: list[str]) -> list[str]:
 
 def build(page: Path) -> NotebookNode:
     text = re.sub(r"\A---\n.*?\n---\n", "", page.read_text(encoding="utf-8"), flags=re.S)
-    text = render(text, language(page))  # its figures, as the site shows them
+    text = render(text, language(page), page=page)  # its figures, as the site shows them
     title = re.search(r"^# (.+)\n", text, re.M)
     lines = flatten_admonitions(expand_shown_includes(text.replace(title.group(0), "", 1)))
     cells, chunk, i = [], [], 0

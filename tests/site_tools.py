@@ -278,7 +278,7 @@ def expected_code_blocks(page_url: str) -> list[SourceBlock] | None:
     if source is None or source.suffix != ".md":
         return None
     from bench.figures import render  # the figures and pins the site fills in, as the build does
-    text = render(source.read_text(encoding="utf-8"), "zh" if source.name.endswith(".zh.md") else "en")
+    text = render(source.read_text(encoding="utf-8"), "zh" if source.name.endswith(".zh.md") else "en", page=source.name)
     return fenced_blocks(expand_includes(text))
 
 

@@ -9,7 +9,7 @@ import zlib
 import pytest
 
 from bench import noise
-from bench.figures import Figures, environment, render, typed_figures
+from bench.figures import PAGE_TABLES, Figures, environment, page_stem, page_table, render, typed_figures
 from bench.references import load_all, load_releases, load_upgrades, pins
 from tests.releases import OLDEST
 from tests.paths import DOCS
@@ -48,7 +48,48 @@ def _scaled(references: list[dict], factor: float, salt: str = "") -> list[dict]
 @pytest.mark.parametrize("page", PAGES)
 def test_every_figure_renders(page):
     """A template naming a kind or row no reference has stops the build; so it fails here."""
-    render((DOCS / page).read_text(), _lang(page))
+    render((DOCS / page).read_text(), _lang(page), page=page)
+
+
+NAMED = re.compile(r"\{\{\s*fig\.([a-z][a-z0-9_]*)\s*\}\}")
+
+
+def _names(page: str) -> set[str]:
+    return set(NAMED.findall((DOCS / page).read_text()))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_page_types_no_figure_only_names_one(page):
+    """Every template on a page is {{ fig.<name> }}: the call behind it is typed once, in
+    bench/pages/<page>.yml, for both editions, and not again in either."""
+    typed = [t for t in TEMPLATE.findall((DOCS / page).read_text()) if not NAMED.fullmatch(t)]
+    assert not typed, f"{page}: name these in bench/pages/{page_stem(page)}.yml and write {{{{ fig.<name> }}}}: {typed[:3]}"
+
+
+@pytest.mark.parametrize("stem", sorted({page_stem(p) for p in PAGES}))
+def test_both_editions_show_each_named_figure(stem):
+    """A page's table names exactly the figures its English and its Chinese edition show: one
+    shown in one edition only, or named and shown nowhere, fails (a translation changes prose only)."""
+    table = set(page_table(f"{stem}.md"))
+    editions = [p for p in (f"{stem}.md", f"{stem}.zh.md") if (DOCS / p).is_file()]
+    for page in editions:
+        assert _names(page) <= table, f"{page} shows figures bench/pages/{stem}.yml does not name: {sorted(_names(page) - table)}"
+        assert table <= _names(page), f"{page} does not show {sorted(table - _names(page))} (bench/pages/{stem}.yml)"
+
+
+def test_every_page_table_is_a_pages_and_names_each_call_once():
+    """bench/pages/<page>.yml belongs to docs/<page>.md, and no call has two names there."""
+    for path in sorted(PAGE_TABLES.glob("*.yml")):
+        assert (DOCS / f"{path.stem}.md").is_file(), f"{path.name}: no page docs/{path.stem}.md"
+        calls = [" ".join(call.split()) for call in page_table(path.name).values()]
+        twice = {c for c in calls if calls.count(c) > 1}
+        assert not twice, f"{path.name} names one call twice: {sorted(twice)}"
+
+
+def test_a_missing_name_stops_the_build():
+    """A page that shows a figure its table does not name fails to render, with the table's path."""
+    with pytest.raises(Exception, match="bench/pages/threads.yml"):
+        render("{{ fig.no_such_figure }}", "en", page="threads.md")
 
 
 def _flipped(records: list[dict]) -> list[dict]:
@@ -94,7 +135,9 @@ def test_every_figure_follows_its_reference(page):
     resalted = [environment(Figures(_scaled(references, 1.37, salt=salt), _lang(page))) for salt in ("b", "c", "d")]
     turned = environment(Figures(references, _lang(page), releases=_flipped(records)))
     upgraded = environment(Figures(references, _lang(page), upgrades=_scaled_upgrades(load_upgrades(), 1.37)))
-    for expression in TEMPLATE.findall((DOCS / page).read_text()):
+    shown = [t for t in TEMPLATE.findall((DOCS / page).read_text()) if not NAMED.fullmatch(t)]
+    named = ["{{ " + call + " }}" for name, call in page_table(page).items() if name in _names(page)]
+    for expression in shown + named:
         inner = expression.strip("{} \n")
         if PINNED.match(inner):
             assert now.from_string(expression).render() == pins()[PINNED.match(inner).group(1)]
@@ -123,7 +166,7 @@ def test_one_changed_value_changes_the_page_that_quotes_it():
     edited = copy.deepcopy(references)
     row = next(r for r in edited[0]["results"] if r["id"].startswith("bfloat16/mlp-inference-") and r["id"].endswith("/bf16-autocast"))
     row["ratio"] = 3.21
-    assert "3.21×" in render(text, "en", edited) and "3.21×" not in render(text, "en", references)
+    assert "3.21×" in render(text, "en", edited, "index.md") and "3.21×" not in render(text, "en", references, "index.md")
 
 
 def test_typed_figures_are_counted():

@@ -86,7 +86,7 @@ def test_a_fifth_kind_fits_the_side_by_side_view(five):
 def test_every_page_renders_with_a_fifth_kind(five, page):
     """The pages' figures (tables across kinds, conclusions per kind) take the fifth kind in."""
     lang = "zh" if page.endswith(".zh.md") else "en"
-    assert render_page((DOCS / page).read_text(), lang, five)
+    assert render_page((DOCS / page).read_text(), lang, five, page)
 
 
 @pytest.mark.slow  # the notebook's plot per technique drawn again, 6 s

@@ -143,14 +143,20 @@ def test_each_edition_searches_its_own_pages(built_site):
 
 def test_every_benchmark_name_has_a_chinese_name():
     """The Chinese tables and plots (docs/results/zh/) name each case, variant and technique in
-    Chinese: bench/names.zh.json has one entry for each name the references and cases use, and
-    none that nothing uses."""
-    from bench.cases import techniques, when
+    Chinese: bench/names.zh.json has one entry for each name the references and cases use (and each
+    column of a verdict table the pages show), and none that nothing uses."""
+    import ast
+
+    from bench.cases import recommended, techniques, when
+    from bench.figures import PAGE_TABLES, page_table
     from bench.references import load_all
     from bench.render import zh_names
 
     used = {row[key] for reference in load_all() for row in reference["results"] for key in ("group", "label")}
     used |= set(techniques().values()) | set(when().values())
+    used |= {column for regimes in recommended().values() for column in regimes}  # the verdict tables' columns
+    used |= {column for table in PAGE_TABLES.glob("*.yml") for call in page_table(f"{table.stem}.md").values()
+             if call.startswith("verdicts({") for column in ast.literal_eval(call[len("verdicts("):-1])}
     names = zh_names()
     assert not used - set(names), f"add Chinese names to bench/names.zh.json for: {sorted(used - set(names))}"
     assert not set(names) - used, f"names nothing uses any more: {sorted(set(names) - used)}"

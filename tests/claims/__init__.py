@@ -17,17 +17,23 @@ Writing a claim:
 
 A claim over a row that some kinds have not measured yet reads the kinds that have (m.having).
 
+A claim on a sentence that shows a named figure (bench/pages/<page>.yml: {{ fig.<name> }} in both
+editions) reads that figure: m.figure("threads", "xeon_large_elementwise_add_all_cores") is the number
+(or, for an interval, the pair) the page shows, so the claim checks what both editions print.
+
 m.kinds(*levels) lists the reference kinds (e.g. "amd-avx2") whose instruction-set level is one
 of levels (all kinds without arguments); m.ratio(kind, id) and m.median(kind, id) read a row.
 """
 from __future__ import annotations
 
+import ast
 import fnmatch
 import re
 from dataclasses import dataclass
 from typing import Callable
 
 from bench.compare import by_id
+from bench.figures import page_table
 from bench.references import recordings
 from bench.noise import across, combined, outcome
 from bench.machine import KINDS, kind
@@ -100,6 +106,22 @@ class Measured:
         """The rule's verdict in each recording of the kind: ["lost", "paid"] on ZEN4 is lost on the
         Zen 4 and paid on the Zen 5."""
         return [outcome(span) for span in self.spans_each(kind_, row_id, other_id)]
+
+    def figure(self, page: str, name: str):
+        """What the page's named figure shows (bench/pages/<page>.yml), read as this Measured reads the
+        references: ratio and times a ratio, between a between, value a median, param a param,
+        interval a span (low, high)."""
+        table = page_table(page)
+        assert name in table, f"bench/pages/{page}.yml names no figure {name!r}"
+        call = ast.parse(table[name], mode="eval").body
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Name), f"{name}: {table[name]} is not a call"
+        args = [ast.literal_eval(a) for a in call.args]
+        read = {"ratio": lambda k, r, *_: self.ratio(k, r), "times": lambda k, r: self.ratio(k, r),
+                "between": lambda k, r, o, *_: self.between(k, r, o), "value": lambda k, r: self.median(k, r),
+                "param": lambda k, r, key, *_: self.param(k, r, key),
+                "interval": lambda k, r, o=None: self.span(k, r, o)}
+        assert call.func.id in read, f"{name}: {call.func.id}() is not one number a claim can read"
+        return read[call.func.id](*args)
 
     def recorded_twice(self, kind_: str) -> bool:
         """The kind merges a second recording (a sentence that names it needs one)."""

@@ -26,13 +26,13 @@ def _(m):
 
 
 @claim("channels-last.zh.md", "处理极小图像（32×32）时，它只在 AVX2 EPYC 上更快；在三类 AVX-512 CPU 上，两种线程数下都与 NCHW 在噪声之内")
-@claim("channels-last.zh.md", "用全部核心时，Zen 4 相对 NCHW 的比值是 {{ ratio(\"amd-avx512-bf16\", "
-                              "\"channels_last/resnet18-tiny-images-all-cores/channels-last\") }}，但同一类 CPU 的两次 Zen 5 记录都在噪声之内，"
+@claim("channels-last.zh.md", "用全部核心时，Zen 4 相对 NCHW 的比值是 {{ fig.zen_resnet18_tiny_images_ac_channels_last }}，"
+                              "但同一类 CPU 的两次 Zen 5 记录都在噪声之内，"
                               "三次记录合起来的区间")
 @claim("channels-last.md", "On tiny (32×32) images it paid only on the AVX2 EPYC; on the three AVX-512 kinds it was within "
                            "noise of NCHW at both thread counts")
-@claim("channels-last.md", "On all cores the Zen 4's ratio to NCHW was {{ ratio(\"amd-avx512-bf16\", "
-                           "\"channels_last/resnet18-tiny-images-all-cores/channels-last\") }}, but both Zen 5 recordings of the "
+@claim("channels-last.md", "On all cores the Zen 4's ratio to NCHW was {{ fig.zen_resnet18_tiny_images_ac_channels_last }}, "
+                           "but both Zen 5 recordings of the "
                            "same kind were within noise, and over the three recordings the interval")
 @claim("channels-last.zh.md", "在三类 AVX-512 CPU 上，channels_last 处理 32×32 图像时都没有更快：每一组都与 NCHW 在噪声之内")
 @claim("channels-last.md", "On none of the three AVX-512 kinds did channels_last pay on 32×32 images: it was within noise "

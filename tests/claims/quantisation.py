@@ -28,10 +28,10 @@ def _vnni(m, label):
     return [(k, w) for k, w in _measured(m, label) if k not in m.kinds("avx2")]
 
 
-@claim("quantisation.zh.md", "每种 int8 变体都让大小缩小了{{ times(\"amd-avx2\", "
-       "\"quantisation/serialized-state-dict-torch-save/torchao-int8-dynamic-activations-weights\") }}，这与 CPU 无关")
-@claim("quantisation.md", "Size shrinks {{ times(\"amd-avx2\", "
-       "\"quantisation/serialized-state-dict-torch-save/torchao-int8-dynamic-activations-weights\") }} with every "
+@claim("quantisation.zh.md", "每种 int8 变体都让大小缩小了{{ fig.times_avx2_serialized_state_dict_torchao_int8_dynamic_activations_weights }}，"
+       "这与 CPU 无关")
+@claim("quantisation.md", "Size shrinks {{ fig.times_avx2_serialized_state_dict_torchao_int8_dynamic_activations_weights }} "
+       "with every "
        "int8 variant; this does not depend on the CPU.")
 def _(m):
     return all(3.5 < m.ratio(k, f"quantisation/serialized-state-dict-torch-save/{label}") < 4.3
