@@ -265,6 +265,11 @@ class Figures:
         return f"{value:.1f} times" if value >= 1 else f"{value:.2f} times"
 
     # --- verdicts -----------------------------------------------------------------------------
+    def recorded_ratios(self, kind_: str, row: dict) -> list[float]:
+        """The row's ratio over its group's baseline in each recording of the kind that has it."""
+        return [rec[row["id"]]["ratio"] for rec in self.recordings[kind_]
+                if row["id"] in rec and rec[row["id"]].get("ratio")] or [row["ratio"]]
+
     def matching(self, kind_: str, patterns: list[str]) -> list[dict]:
         return [row for row_id, row in self.rows[kind_].items() if row.get("ratio")
                 and any(fnmatch.fnmatchcase(row_id, p) for p in patterns)]
@@ -342,7 +347,8 @@ class Figures:
     def cell(self, kind_: str, patterns: list[str]) -> str:
         """'**paid** 1.14–1.49×' over the matching rows of one kind; '–' where none was measured.
         A range's ends are rows that are themselves beyond noise in the verdict's direction (paid:
-        the paid rows; lost: the lost ones; mixed: both ranges); an even verdict spans every row."""
+        the paid rows; lost: the lost ones; mixed: both ranges); an even verdict spans every row.
+        The range takes each row's ratio in every recording of the kind, not only the first."""
         found = self.verdict(kind_, patterns)
         if found is None:
             return "–"
@@ -350,7 +356,8 @@ class Figures:
         words = OUTCOMES[self.lang]
 
         def span(selected: list[dict]) -> str:
-            low, high = min(r["ratio"] for r in selected), max(r["ratio"] for r in selected)
+            ratios = [ratio for r in selected for ratio in self.recorded_ratios(kind_, r)]
+            low, high = min(ratios), max(ratios)
             return fmt_ratio(low) if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}×"
 
         of = {w: [r for r in rows if outcome(self.span(kind_, r)) == w] for w in ("paid", "lost", "even")}
@@ -385,6 +392,54 @@ class Figures:
     def _regime(self, name: str) -> str:
         """A verdict table's column in the page's language (bench/names.zh.json)."""
         return self._label(name)
+
+    TUNED = "tune_your_model/the-program-s-choice-{}/{}"
+    CASE_STEP = {"throughput": "case_study/resnet-50-throughput-all-cores/{}",
+                 "batch-1-p50": "case_study/resnet-50-batch-1-latency-p50-all-cores/{}"}
+
+    def tuned(self) -> str:
+        """Tune your model on ResNet-50, per kind it ran on: the steps it kept, its kept configuration
+        (throughput and batch-1 p50) against the baseline and against the case study's fastest
+        PyTorch step in the same run, each an interval with bench.noise's verdict."""
+        zh = self.lang == "zh"
+        heads = ("CPU", "保留的步骤", "场景", "保留的配置", "相对基线", "相对案例研究最快的一步（同一次运行）") if zh else \
+            ("CPU", "Steps kept", "Regime", "Kept configuration", "Against the baseline", "Against the case study's fastest step (same run)")
+        lines = []
+        for k, recs in self.recordings.items():
+            kept_id = self.TUNED.format("throughput", "kept-configuration")
+            runs = [rows for rows in recs if kept_id in rows]
+            if not runs:
+                continue
+            kept = runs[-1][kept_id]
+            step = self._case_best(k, runs[-1])
+            for regime, name in (("throughput", "吞吐量" if zh else "throughput"), ("batch-1-p50", "批大小 1 的 p50" if zh else "batch-1 p50")):
+                mine, base = self.TUNED.format(regime, "kept-configuration"), self.TUNED.format(regime, "baseline")
+                row = runs[-1][mine]
+                cells = [fmt_value(row["median"], row["unit"]).replace("samples/s", "张图像/秒" if zh else "images/s")]
+                for other in (base, self.CASE_STEP[regime].format(step) if step else None):
+                    if other is None or not any(other in rows for rows in runs):
+                        cells.append("–")
+                        continue
+                    span = across(runs, mine, other)
+                    against = "" if other == base else self._label(self.rows_any(k, other)["label"]) + ": "
+                    cells.append(f"{against}{span[0]:.2f}–{span[1]:.2f}× {OUTCOMES[self.lang][outcome(span)]}")
+                steps = " + ".join(kept["params"].get("steps_kept") or []) if regime == "throughput" else ""
+                lines.append(f"| {kind_title(self.references[k]['machine']) if regime == 'throughput' else ''} | {steps} | "
+                             f"{name} | " + " | ".join(cells) + " |")
+        if not lines:
+            raise FigureError("no reference has Tune your model's rows")
+        return "\n".join(["| " + " | ".join(heads) + " |", "|---|---|---|---:|---:|---:|", *lines])
+
+    def rows_any(self, kind_: str, row_id: str) -> dict:
+        """The row from the first recording of the kind that has it."""
+        return next(rows[row_id] for rows in self.recordings[kind_] if row_id in rows)
+
+    def _case_best(self, kind_: str, rows: dict) -> str | None:
+        """The case study's fastest PyTorch step (1-7) in ResNet-50 throughput in one recording, as
+        its row slug ('7-int8')."""
+        steps = [(r["median"], i.rsplit("/", 1)[1]) for i, r in rows.items()
+                 if i.startswith(self.CASE_STEP["throughput"].format("")) and re.match(r"[1-7]-", i.rsplit("/", 1)[1])]
+        return max(steps)[1] if steps else None
 
     def steps(self, group_slug: str) -> str:
         """The case study's steps for one model: each step's factor over the step it was built on
@@ -950,6 +1005,11 @@ class Figures:
                         cell += f"<br><small>{'在噪声之内持平：' if zh else 'level within noise: '}{names}</small>"
                     cells.append(cell)
                 word = self.LEADS[self.lang][outcome(self.span(k, found[1][0], found[0][0]))]
+                # a runtime level with the fastest one may itself be ahead of PyTorch beyond noise
+                ahead = [r for r in found[1][1:] if outcome(self.span(k, r, found[0][0])) == "paid"]
+                if ahead and outcome(self.span(k, found[1][0], found[0][0])) != "paid":
+                    names = ("、" if zh else "; ").join(self._runtime_name(r["label"]) for r in ahead)
+                    word += f"{'；领先超出噪声：' if zh else '; ahead beyond noise: '}{names}"
                 lines.append(f"| {kind_title(self.references[k]['machine'])} | {name[self.lang]} | {cells[0]} | "
                              f"{cells[1]} | {self.lead(k, regime)}<br><small>{word}</small> |")
         return "\n".join(lines)
@@ -1005,7 +1065,7 @@ class Figures:
                 ("ratio", "times", "between", "value", "param", "verdicts", "steps", "outcome_word", "interval", "noise", "drift_table",
                  "part_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table",
-                 "upgrade_summary", "decode_table", "engines_table", "call_profile", "leave_pytorch", "lead")}
+                 "upgrade_summary", "decode_table", "engines_table", "call_profile", "leave_pytorch", "lead", "tuned")}
 
 
 def environment(figures: Figures) -> jinja2.Environment:

@@ -62,6 +62,11 @@ def load_all(folder: Path = FOLDER) -> list[dict]:
     return sorted(found, key=lambda r: kind_order(r["machine"]))
 
 
+def same_cpu(machine: dict, other: dict) -> bool:
+    """Two machine blocks name the same CPU (model name, family and model number)."""
+    return all(str(machine.get(k)) == str(other.get(k)) for k in ("cpu_model", "cpu_family", "cpu_model_number"))
+
+
 def unmeasured(reference: dict) -> dict[str, str]:
     """What a reference lacks on purpose, by technique, row-id prefix or row id, with the reason:
     "withdrawn" (measured with a harness since found wrong, and removed), "not_measured" (rows
@@ -82,9 +87,14 @@ def lacks(reference: dict, row_id: str) -> str | None:
 def recordings(reference: dict) -> list[dict[str, dict]]:
     """Each recording's rows by id: the reference's own results (the figures the pages quote)
     first, then every later recording merged into it (add_recording), whose rows only widen the
-    intervals the verdicts read (bench.noise: a verdict holds only where it holds in each)."""
-    return [{r["id"]: r for r in reference["results"]}] + [
-        {r["id"]: r for r in recording["results"]} for recording in reference.get("recordings", [])]
+    intervals the verdicts read (bench.noise: a verdict holds only where it holds in each). Rows of
+    new groups a later recording measured on another CPU (from_recording: its index in
+    "recordings") are in that recording, beside the rows of the same run, not in the first."""
+    later = [{r["id"]: r for r in recording["results"]} for recording in reference.get("recordings", [])]
+    for r in reference["results"]:  # a new group's rows from a later recording on another CPU: in that one
+        if "from_recording" in r:
+            later[r["from_recording"]][r["id"]] = r
+    return [{r["id"]: r for r in reference["results"] if "from_recording" not in r}] + later
 
 
 def recording_count(reference: dict, row_id: str) -> int:
@@ -116,14 +126,15 @@ def add_recording(reference: dict, run: dict) -> tuple[dict, dict[str, int]]:
     out = json.loads(json.dumps(reference))
     new_groups = [r for r in rows if (r["technique"], r["group"]) not in have_groups]
     again = [r for r in rows if (r["technique"], r["group"]) in have_groups]
-    same_cpu = all(str(run["machine"].get(k)) == str(reference["machine"].get(k))
-                   for k in ("cpu_model", "cpu_family", "cpu_model_number"))
     if new_groups:
+        if not same_cpu(run["machine"], reference["machine"]):
+            # measured on another CPU: they belong to this recording, beside its other rows (recordings())
+            new_groups = [{**r, "from_recording": len(out.get("recordings", []))} for r in new_groups]
         out["results"] += new_groups
         added = {r["id"] for r in new_groups}
         out["not_measured"] = {k: v for k, v in out.get("not_measured", {}).items()
                                if not any(i == k or i.startswith(k.rstrip("/") + "/") for i in added)}
-        if not same_cpu:
+        if not same_cpu(run["machine"], reference["machine"]):
             from bench.machine import machine_name
             where = (f"measured in a later recording ({run['created'][:10]}) on {machine_name(run['machine'])}, "
                      f"family {run['machine'].get('cpu_family')} model {run['machine'].get('cpu_model_number')}: "

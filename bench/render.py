@@ -17,8 +17,8 @@ from pathlib import Path
 from bench import machine
 from bench.cases import techniques
 from bench.compare import by_id, fmt_ratio, fmt_value
-from bench.machine import kind, kind_colors, kind_order, kind_title, one_line
-from bench.references import load_all, unmeasured
+from bench.machine import kind, kind_colors, kind_order, kind_title, machine_name, one_line
+from bench.references import load_all, same_cpu, unmeasured
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "docs" / "results"
@@ -49,8 +49,11 @@ ZH = {"Variant": "变体", " (baseline)": "（基线）",
           "每个步骤：GFLOP/s 与峰值之比、p99 延迟、结果一致性与编译时间",
       "| Step | Batch | GFLOP/s or int8 GOPS (share of peak) | Batch-1 p99 | Top-1 agreement, max logit diff |":
           "| 步骤 | 批大小 | GFLOP/s 或 int8 GOPS（占峰值比例） | 批大小 1 的 p99 | Top-1 一致率，最大 logit 差 |",
-      "Ratios are times better than the group's baseline (higher is better), measured side by side in one run per "
-      "machine:": "比值表示比该组基线好多少倍（越高越好），每台机器在同一次运行中并排测得：",
+      "Ratios are times better than the group's baseline (higher is better), measured side by side in each run of a "
+      "machine:": "比值表示比该组基线好多少倍（越高越好），每台机器的每次运行中并排测得：",
+      "Recorded again (the verdicts hold only where they hold in each):": "之后又录制过（结论只在每次录制中都成立时才成立）：",
+      "Measured in a later recording, on another machine of the kind:": "在之后的一次录制中、在同类的另一台机器上测得：",
+      "family": "family",
       "Your numbers: `python -m bench --full`.": "测你自己的机器：`python -m bench --full`。",
       " mode, ": " 模式，", "Not shown": "未显示",
       "CPU": "CPU", "Cores": "核心", "{} physical, {} usable": "{} 个物理核心，{} 个可用",
@@ -195,10 +198,21 @@ def provenance(references: list[dict], technique: str, lang: str = "en") -> str:
         machine_line = one_line(ref["machine"])
         if lang == "zh":
             machine_line = re.sub(r", (\d+) cores, ", r"，\1 个核心，", machine_line)
+        created = ref.get("measured_separately", {}).get(technique, {}).get("created") or ref["created"]
+        again = [rec for rec in ref.get("recordings", []) if any(r["technique"] == technique for r in rec["results"])]
+        later = ""
+        if again:
+            dates = say(", ", lang).join(
+                rec["created"][:16].replace("T", " ") + (f" ({machine_name(rec['machine'])}, {say('family', lang)} {rec['machine'].get('cpu_family')})"
+                                       if not same_cpu(rec["machine"], ref["machine"]) else "") for rec in again)
+            later = f" {say('Recorded again (the verdicts hold only where they hold in each):', lang)} {dates}."
+        elsewhere = sorted({i.split("/")[1] for i in ref.get("elsewhere", {}) if i.split("/")[0] == technique})
+        if elsewhere:
+            later += f" *{say('Measured in a later recording, on another machine of the kind:', lang)} {', '.join(elsewhere)}.*"
         lines.append(f"- **{kind_title(ref['machine'])}**: {machine_line}; {ref['mode']}{say(' mode, ', lang)}"
-                     f"{ref['created'][:10]}." + "".join(gaps))
+                     f"{created[:10]}.{later}" + "".join(gaps))
     return (say("Ratios are times better than the group's baseline (higher is better), measured side by "
-                "side in one run per machine:", lang)
+                "side in each run of a machine:", lang)
             + "\n\n" + "\n".join(lines) + "\n\n" + say("Your numbers: `python -m bench --full`.", lang))
 
 

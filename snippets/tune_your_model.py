@@ -187,7 +187,8 @@ def native_int8() -> bool:
 # --8<-- [start:verdict]
 def interval(ratios: list[float]) -> tuple[float, float]:
     """How many times better a step is than the configuration before it, as (low, high): the range
-    of the per-round ratios; one round: its ratio with +-5% on each side."""
+    of the per-round ratios; one round: each of the two rows given +-5% (ONE_SAMPLE / 2) of itself, as
+    the benchmark does, so the ratio about +-10%."""
     if len(ratios) >= 2:
         return min(ratios), max(ratios)
     low, high = 1 - ONE_SAMPLE / 2, 1 + ONE_SAMPLE / 2
@@ -511,6 +512,11 @@ def tune_inference(model: nn.Module, inputs: tuple, args, settings: dict) -> dic
     return final_comparison(model, inputs, reference, kept, current, rows, args, settings)
 
 
+def kept_steps(rows: list[dict], config: dict) -> list[str]:
+    """The kept steps the final configuration still has: int8 replaces a kept bf16."""
+    return [r["step"] for r in rows[1:] if r.get("kept") and config.get(r["step"]) is not False]
+
+
 def final_comparison(model, inputs, reference, kept, current, rows, args, settings) -> dict:
     """The kept configuration against the baseline, and the other runtimes against it, in the
     same rounds."""
@@ -535,7 +541,7 @@ def final_comparison(model, inputs, reference, kept, current, rows, args, settin
         table.append(dict(timing_row(predict, kept), name=title, parity=found))
     if len(table) > 1:
         side_by_side(table, inputs, settings)
-    final = {"config": kept, "steps": [r["step"] for r in rows[1:] if r.get("kept")], "against": []}
+    final = {"config": kept, "steps": kept_steps(rows, kept), "against": []}
     for other in table[1:]:
         if args.goal == "latency":
             ratios = [o["p50_ms"] / k["p50_ms"] for k, o in zip(table[0]["rounds"], other["rounds"])]
@@ -544,10 +550,10 @@ def final_comparison(model, inputs, reference, kept, current, rows, args, settin
         span = interval(ratios)  # how many times better the kept configuration is than the other
         final["against"].append({"name": other["name"], "items_per_s": other["items_per_s"], "p50_ms": other["p50_ms"],
                                  "ratios": ratios, "interval": span, "verdict": verdict(span),
-                                 "parity": other.get("parity")})
+                                 "parity": other.get("parity"), "rounds": other["rounds"]})
     final["against"] += skipped
     final.update(items_per_s=table[0]["items_per_s"] if len(table) > 1 else None,
-                 p50_ms=table[0]["p50_ms"] if len(table) > 1 else None)
+                 p50_ms=table[0]["p50_ms"] if len(table) > 1 else None, rounds=table[0]["rounds"] if len(table) > 1 else [])
     return {"rows": rows, "final": final}
 
 
@@ -619,7 +625,7 @@ def tune_training(model: nn.Module, inputs: tuple, targets, args, settings: dict
             rows.append({"step": step, "skipped": reason})
             continue
         ratios, span, found = timed_pair(base, trial, inputs, {**settings, "latency_calls": 1}, "throughput")
-        same = abs(loss - base_loss) <= args.max_rel * max(abs(base_loss), 1e-12)
+        same = abs(loss - base_loss) <= args.max_rel * max(abs(base_loss), 1e-12)  # the fp32 baseline's loss
         keep = same and found == "paid"
         if rows[0].get("items_per_s") is None:
             rows[0].update(items_per_s=base["items_per_s"], batch=kept["batch"])
@@ -627,8 +633,8 @@ def tune_training(model: nn.Module, inputs: tuple, targets, args, settings: dict
                      "ratios": ratios, "interval": span, "verdict": found, "kept": keep, "loss": loss,
                      "same_loss": same, "compile_s": took if config["compile"] else None, "notes": []})
         if keep:
-            kept, base_loss = config, loss
-    return {"rows": rows, "final": {"config": kept, "steps": [r["step"] for r in rows[1:] if r.get("kept")]}}
+            kept = config
+    return {"rows": rows, "final": {"config": kept, "steps": kept_steps(rows, kept)}}
 # --8<-- [end:train]
 
 
@@ -710,8 +716,9 @@ def print_report(title: str, inputs: tuple, result: dict, args, settings: dict, 
         print(f"{row['step']:16}{row['batch']:6d}{row['items_per_s']:10.1f}{middle(row['ratios']):9.2f}x"
               f"{f'{low:.2f}-{high:.2f}':>13}  {verdict_:16}"
               + ("" if train else f"{row['p50_ms']:10.2f}") + f"{compile_s}  {check}{notes}")
-    print("x before: how many times the configuration before it, the median round; rounds: the lowest and highest "
-          "round; kept: paid beyond noise " + ("with the same loss (within --max-rel) after the same steps"
+    print("items/s: the step's own rate in its rounds beside the configuration before it (rows were timed in "
+          "different rounds: compare them by x before, not by items/s); x before: how many times the configuration "
+          "before it, the median round; rounds: the lowest and highest round; kept: paid beyond noise " + ("with the fp32 baseline's loss (within --max-rel) after the same steps"
           if train else "with parity (top-1 agreement >= --min-top1, else max diff within --max-rel of the largest "
           "output); inference_mode also when even, as it only removes work") + "; each step builds on the kept ones")
     sweep = next((r["sweep"] for r in result["rows"] if r.get("sweep")), None)

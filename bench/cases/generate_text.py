@@ -5,9 +5,14 @@ before and after the rounds). Decode at
 batch 1 (median time per token; p99, the bandwidth bound and the share of it in params) and at
 batch 8, and the time to the first token after a 128-token prompt (prefill tokens/s, its share of
 the compute peak). Parity against fp32 eager and the resident size ride on the batch-1 rows.
+The compiled steps' build + first call (build_s, first_call_s) compile in an empty Inductor cache,
+a new one at each thread count (fresh_inductor_cache).
 Quick mode: a tiny decoder of the same architecture, eager steps only.
 """
+import contextlib
+import os
 import statistics
+import tempfile
 
 import torch
 
@@ -52,64 +57,93 @@ def run(session) -> None:
             for step in COMPILED:
                 for key, group in groups.items():
                     session.skip(group, label(g, step), "--quick: no compilation")
-        bandwidth = g.memory_bandwidth(cfg["bandwidth_mib"], threads)
+        # Build + first call compile cold: an empty Inductor cache for each thread count, as
+        # bench/cases/torch_compile.py times its first call. Without it Inductor reads its default
+        # folder, which outlives the process, and a second run on a machine can time a warm compile.
+        with fresh_inductor_cache():
+            bandwidth = g.memory_bandwidth(cfg["bandwidth_mib"], threads)
+            built = g.build(model, steps)
+            # The compiled steps share one forward's code, and dynamo counts its graphs per code: three
+            # models, each prefill and decode, at batch 1 and 8, are more than its default limit (8).
+            with num_threads(threads), torch._dynamo.config.patch(recompile_limit=64):
+                single = g.measure(built, prompt, cfg["new_tokens"], cfg["rounds"], cfg["naive_tokens"])
+                batched = g.measure({s: r for s, r in built.items() if s != "naive" and s not in g.LLAMA_CPP},
+                                    batch_prompt, cfg["new_tokens"],
+                                    cfg["rounds"], cfg["naive_tokens"])
+            # The bound: the fastest read before and after the rounds (a shared machine's bandwidth varies).
+            bandwidth = max(bandwidth, g.memory_bandwidth(cfg["bandwidth_mib"], threads))
+            session.record(f"Memory bandwidth, streaming read, {where}", "int32 max over a tensor larger than the caches",
+                           bandwidth, "GB/s", baseline=True, higher_is_better=True,
+                           params={"num_threads": threads, "mib": cfg["bandwidth_mib"]})
+            peaks = (machine.peaks(threads) or ({}, None))[0]
+            reference = single["kv_cache"]["ids"]
+            for step in steps:
+                if "not_run" in built[step]:
+                    for group in groups.values():
+                        session.skip(group, label(g, step), built[step]["not_run"])
+                    continue
+                found, m = single[step], built[step]["model"]
+                if step not in parity:
+                    parity[step] = g.parity(model, m, reference, cfg["prompt"])
+                agree, dlogit, cosine = parity[step]
+                bound = bandwidth * 1e9 / g.bytes_per_token(m, positions)
+                seconds = statistics.median(found["per_token"])
+                if step in g.LLAMA_CPP:
+                    precision, index = step[6:].upper(), None  # the GGUF file type
+                    session.skip(groups["batch"], label(g, step), "llama-cpp-python's Llama decodes one sequence")
+                else:
+                    precision, index = "fp32" if m.dtype == torch.float32 else "bf16", g.STEPS.index(step) + 1
+                common = {"num_threads": threads, "step": index, "precision": precision,
+                          "prompt_tokens": cfg["prompt"]}
+                session.time_samples(groups["decode"], label(g, step), found["per_token"], baseline=step == "naive",
+                                     items=1, params={**common, "new_tokens": len(found["ids"][0]) - cfg["prompt"],
+                                                      "p99_s": g.p99(found["per_token"]),
+                                                      "bytes_per_token": g.bytes_per_token(m, positions),
+                                                      "bound_tokens_per_s": bound, "share_of_bound": 1 / seconds / bound,
+                                                      "top1_agreement_pct": 100 * agree,
+                                                      "max_abs_logit_diff": dlogit, "min_logit_cosine": cosine,
+                                                      "resident_mb": g.resident_bytes(m, cfg["prompt"] + cfg["new_tokens"]) / 1e6,
+                                                      "build_s": built[step]["build_s"], "first_call_s": found["first_call_s"]})
+                ttft = statistics.median(found["ttft"])
+                flop = (flops["generate"], flops["naive"])
+                peak = peaks.get(precision)
+                session.time_samples(groups["ttft"], label(g, step), found["ttft"], baseline=step == "naive",
+                                     items=cfg["prompt"], params={**common, "gflops": flop[step == "naive"] / 1e9,
+                                                                  "share_of_peak": flop[step == "naive"] / ttft / 1e9 / peak if peak else None})
+                if step in batched and "per_token" in batched[step]:
+                    session.time_samples(groups["batch"], label(g, step), batched[step]["per_token"],
+                                         baseline=step == "kv_cache", items=BATCH,
+                                         params={**common, "batch": BATCH,
+                                                 "bound_tokens_per_s": BATCH * bandwidth * 1e9
+                                                 / (g.bytes_per_token(m, positions) + (BATCH - 1) * g.kv_cache_bytes(m, positions))})
+            profile(session, g, built, prompt, cfg, threads, where, bandwidth)
+            del built, single, batched
+
+
+@contextlib.contextmanager
+def fresh_inductor_cache():
+    """Inductor's cache in a new temporary folder (TORCHINDUCTOR_CACHE_DIR), emptied of what this
+    process compiled before (dynamo's and Inductor's in-memory caches), and the variable restored
+    afterwards: what bench/cases/torch_compile.py does for its compile times (and what torch's own
+    torch._inductor.utils.fresh_cache does, whose in-memory clearing is clear_caches, before 2.14
+    named clear_inductor_caches)."""
+    from torch._inductor import utils as inductor_utils
+
+    clear_inductor_caches = getattr(inductor_utils, "clear_caches", None) or inductor_utils.clear_inductor_caches
+    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="bench-inductor-") as cache:
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
         torch._dynamo.reset()  # compile afresh at this thread count
-        built = g.build(model, steps)
-        # The compiled steps share one forward's code, and dynamo counts its graphs per code: three
-        # models, each prefill and decode, at batch 1 and 8, are more than its default limit (8).
-        with num_threads(threads), torch._dynamo.config.patch(recompile_limit=64):
-            single = g.measure(built, prompt, cfg["new_tokens"], cfg["rounds"], cfg["naive_tokens"])
-            batched = g.measure({s: r for s, r in built.items() if s != "naive" and s not in g.LLAMA_CPP},
-                                batch_prompt, cfg["new_tokens"],
-                                cfg["rounds"], cfg["naive_tokens"])
-        # The bound: the fastest read before and after the rounds (a shared machine's bandwidth varies).
-        bandwidth = max(bandwidth, g.memory_bandwidth(cfg["bandwidth_mib"], threads))
-        session.record(f"Memory bandwidth, streaming read, {where}", "int32 max over a tensor larger than the caches",
-                       bandwidth, "GB/s", baseline=True, higher_is_better=True,
-                       params={"num_threads": threads, "mib": cfg["bandwidth_mib"]})
-        peaks = (machine.peaks(threads) or ({}, None))[0]
-        reference = single["kv_cache"]["ids"]
-        for step in steps:
-            if "not_run" in built[step]:
-                for group in groups.values():
-                    session.skip(group, label(g, step), built[step]["not_run"])
-                continue
-            found, m = single[step], built[step]["model"]
-            if step not in parity:
-                parity[step] = g.parity(model, m, reference, cfg["prompt"])
-            agree, dlogit, cosine = parity[step]
-            bound = bandwidth * 1e9 / g.bytes_per_token(m, positions)
-            seconds = statistics.median(found["per_token"])
-            if step in g.LLAMA_CPP:
-                precision, index = step[6:].upper(), None  # the GGUF file type
-                session.skip(groups["batch"], label(g, step), "llama-cpp-python's Llama decodes one sequence")
+        clear_inductor_caches()
+        try:
+            yield
+        finally:
+            torch._dynamo.reset()
+            clear_inductor_caches()
+            if old is None:
+                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
             else:
-                precision, index = "fp32" if m.dtype == torch.float32 else "bf16", g.STEPS.index(step) + 1
-            common = {"num_threads": threads, "step": index, "precision": precision,
-                      "prompt_tokens": cfg["prompt"]}
-            session.time_samples(groups["decode"], label(g, step), found["per_token"], baseline=step == "naive",
-                                 items=1, params={**common, "new_tokens": len(found["ids"][0]) - cfg["prompt"],
-                                                  "p99_s": g.p99(found["per_token"]),
-                                                  "bytes_per_token": g.bytes_per_token(m, positions),
-                                                  "bound_tokens_per_s": bound, "share_of_bound": 1 / seconds / bound,
-                                                  "top1_agreement_pct": 100 * agree,
-                                                  "max_abs_logit_diff": dlogit, "min_logit_cosine": cosine,
-                                                  "resident_mb": g.resident_bytes(m, cfg["prompt"] + cfg["new_tokens"]) / 1e6,
-                                                  "build_s": built[step]["build_s"], "first_call_s": found["first_call_s"]})
-            ttft = statistics.median(found["ttft"])
-            flop = (flops["generate"], flops["naive"])
-            peak = peaks.get(precision)
-            session.time_samples(groups["ttft"], label(g, step), found["ttft"], baseline=step == "naive",
-                                 items=cfg["prompt"], params={**common, "gflops": flop[step == "naive"] / 1e9,
-                                                              "share_of_peak": flop[step == "naive"] / ttft / 1e9 / peak if peak else None})
-            if step in batched and "per_token" in batched[step]:
-                session.time_samples(groups["batch"], label(g, step), batched[step]["per_token"],
-                                     baseline=step == "kv_cache", items=BATCH,
-                                     params={**common, "batch": BATCH,
-                                             "bound_tokens_per_s": BATCH * bandwidth * 1e9
-                                             / (g.bytes_per_token(m, positions) + (BATCH - 1) * g.kv_cache_bytes(m, positions))})
-        profile(session, g, built, prompt, cfg, threads, where, bandwidth)
-        del built, single, batched
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
 
 
 def prefill_flops(model, prompt: torch.Tensor, last_only: bool = True) -> float:

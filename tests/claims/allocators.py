@@ -11,17 +11,24 @@ ALLOC_TRAIN = "allocators/mnist-cnn-training-step-1-thread-fresh-process-per-run
 ALTERNATIVES = ("jemalloc", "tcmalloc")
 
 
-@claim("allocators.zh.md", "在每台参考机器上，jemalloc 和 tcmalloc 都至少与 glibc 一样快：只在带 AMX 的 Xeon 上更快，在其余三台上都在噪声之内。最大的收益是")
-@claim("allocators.md", "on every reference machine jemalloc and tcmalloc were at least as fast as glibc: faster only on "
-                        "the AMX Xeon, within noise on the other three. The largest gain was")
-@claim("allocators.zh.md", "对于小型推理调用，换内存分配器从没让耗时变长，收益最多")
-@claim("allocators.md", "for small inference calls the allocator never cost time and gained at most")
+@claim("allocators.zh.md", "jemalloc 和 tcmalloc 只在带 AMX 的 Xeon 上比 glibc 快。在其余三台参考机器上，它们与 glibc 的差异在噪声之内，"
+                           "而且其中大多数区间的下限低于 glibc 的速度，所以在那里也不能排除略微变慢（没有 AMX 的 Xeon 上的 jemalloc：{{ fig.interval_xeon_small_inference_calls_jemalloc }}）。最大的收益是")
+@claim("allocators.md", "jemalloc and tcmalloc were faster than glibc only on the AMX Xeon. On the other three reference "
+                        "machines they were within noise of it, and most of their intervals reach below glibc's speed, so a small loss is not "
+                        "ruled out there "
+                        "(jemalloc on the Xeon without AMX: {{ fig.interval_xeon_small_inference_calls_jemalloc }}). "
+                        "The largest gain was")
+@claim("allocators.zh.md", "对于小型推理调用，换内存分配器从没让耗时超出噪声地变长，收益最多")
+@claim("allocators.md", "for small inference calls the allocator never measurably cost time and gained at most")
 def _(m):
     gains = {(k, a): m.ratio(k, ALLOC_INFER + a) for k in m.kinds() for a in ALTERNATIVES}
     said = all(m.outcome(k, ALLOC_INFER + a) == ("paid" if k == AMX_XEON else "even")
                for k in m.kinds() for a in ALTERNATIVES)
-    # never slower, and the figure quoted (jemalloc on the AMX Xeon) is the largest gain
-    return said and all(g > 0.97 for g in gains.values()) and all(
+    low, high = m.figure("allocators", "interval_xeon_small_inference_calls_jemalloc")
+    lows = [m.span(k, ALLOC_INFER + a)[0] for k in m.kinds() if k != AMX_XEON for a in ALTERNATIVES]
+    # never measurably slower (no "lost"), most intervals off the AMX Xeon reaching below 1 (the one shown
+    # among them), and the figure quoted (jemalloc on the AMX Xeon) is the largest gain
+    return said and low < 1 < high and 2 * sum(x < 1 for x in lows) > len(lows) and all(
         max(gains.values()) == gains[(k, "jemalloc")] > 1.1 for k in m.kinds("amx"))
 
 
@@ -76,6 +83,9 @@ def _(m):
                         "Xeon without AMX (within noise there)")
 @claim("allocators.zh.md", "对于训练，或者任何反复释放并分配大张量的循环，tcmalloc 开箱即用就在每台参考机器上都有帮助；jemalloc 只有在关闭 decay 时才有帮助，"
                            "不关闭则有害（在没有 AMX 的 Xeon 上，默认设置的差异在噪声之内）。")
+@claim("allocators.zh.md", "这个训练步骤每次的形状都相同（每批 64 张 28 × 28 的图像），所以仅仅是形状固定，并不是继续用 glibc 的理由。")
+@claim("allocators.md", "That training step has the same shapes every time (a batch of 64 images of 28 × 28), so fixed shapes "
+                        "alone are no reason to stay with glibc.")
 @claim("allocators.md", "For training, or any loop that frees and allocates large tensors over and over, tcmalloc helped as "
                         "it is on every reference machine; jemalloc helped only with its decay turned off, and hurt without "
                         "it (within noise with its defaults on the Xeon without AMX).")

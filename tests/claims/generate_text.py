@@ -232,17 +232,58 @@ def _(m):
                for k in _profiled(m) for w in WHERE for p in PARTS)
 
 
-@claim("generate-text.zh.md", "在测过的每种 CPU 和每种线程数下，矩阵乘法都占了一个 token 的大半")
-@claim("generate-text.zh.md", "而其他部分合起来都超过一个 token 的五分之一：int4 内核（它占了每个 token 的大半）和它周围的工作都让这一步离上限很远")
-@claim("generate-text.md", "On every kind and thread count measured, the matrix products were most of the token")
+def _profile_each(m, k, w, part, key):
+    """A param of one part of the profiled token in each recording of the kind that profiled it (on
+    ZEN4: the Zen 4's, then the Zen 5's): later recordings' rows are not in m.rows. Scaled tenfold
+    when inverted, like m.param."""
+    row = f"{PROFILE.format(w)}/{part}"
+    values = [rows[row]["params"][key] for rows in m.recordings[k] if row in rows]
+    assert values, f"no recording of {k} has {row}"
+    return [v * 10 for v in values] if m.inverted else values
+
+
+@claim("generate-text.zh.md", "在测过的每种 CPU 和每种线程数下，矩阵乘法都是一个 token 中占时最多的部分")
+@claim("generate-text.zh.md", "在每种 CPU 的第一次记录中占 {{ fig.param_span_where_decode_token_matrix_products_share_of_token }}；"
+       "在 AMD AVX-512 + BF16 这一类的 Zen 5 记录中，用全部核心时不到一半")
+@claim("generate-text.zh.md", "而其他部分合起来都超过一个 token 的五分之一：int4 内核（它是每个 token 中占时最多的部分）和它周围的工作都让这一步离上限很远")
+@claim("generate-text.zh.md", "它的矩阵乘法本身就是每个 token 中占时最多的部分，而且读取权重的速度远低于带宽")
+@claim("generate-text.zh.md", "这与本页自己的性能分析相符：int4 的矩阵乘法是每个 token 中占时最多的部分，而读取权重的速度远低于带宽")
+@claim("generate-text.md", "On every kind and thread count measured, the matrix products were the largest part of the token")
+@claim("generate-text.md", "of it in the first\nrecording of each kind; under half in the AMD AVX-512 + BF16 kind's Zen 5 recording, on all cores")
 @claim("generate-text.md", "and everything else took more than a fifth of the token: both the int4\n"
-       "kernel, which takes most of each token, and the work around it keep the step from the bound")
-@claim("generate-text.md", "its matrix\nproducts themselves took most of each token, and read the weights far below the bandwidth")
+       "kernel, which takes the largest part of each token, and the work around it keep the step from the bound")
+@claim("generate-text.md", "its matrix\nproducts themselves took the largest part of each token, and read the weights far below the bandwidth")
+@claim("generate-text.md", "that fits the page's own profile, where int4's matrix\nproducts took the largest part of each token "
+       "while reading the weights far below the bandwidth")
 def _(m):
-    """Most: over half of the token; well below: under 60% of the bandwidth measured in the same run."""
-    return all(m.param(k, f"{PROFILE.format(w)}/matrix-products", "share_of_bandwidth") < 0.6
-               and 0.5 < m.param(k, f"{PROFILE.format(w)}/matrix-products", "share_of_token") < 0.8
-               for k in _profiled(m) for w in WHERE)
+    """In every recording of every kind that profiled int4, at one thread and on all cores: the
+    matrix products the largest part of the token, under 80% of it (everything else more than a
+    fifth), reading the weights under 60% of the bandwidth measured in the same run; under half
+    of the token only in the Zen 4 kind's second recording (the Zen 5's), on all cores."""
+    def each(k, w, part, key="share_of_token"):
+        return _profile_each(m, k, w, part, key)
+    largest = all(p <= mm < 0.8 for k in _profiled(m) for w in WHERE for part in PARTS[1:]
+                  for mm, p in zip(each(k, w, PARTS[0]), each(k, w, part)))
+    below = all(b < 0.6 for k in _profiled(m) for w in WHERE for b in each(k, w, PARTS[0], "share_of_bandwidth"))
+    under_half = {(k, i, w) for k in _profiled(m) for w in WHERE
+                  for i, share in enumerate(each(k, w, PARTS[0])) if share < 0.5}
+    return m.recorded_twice(ZEN4) and largest and below and under_half == {(ZEN4, 1, "all-cores")}
+
+
+PEAK_1T = "vectorise/torch-mm-vs-theoretical-fp32-peak-1-thread/theoretical-peak"
+
+
+@claim("generate-text.zh.md", "每个 fp32 权重（4 个字节）对应寥寥几次乘加，而每个 int4 权重（约半个字节）只对应大约一次")
+@claim("generate-text.md", "a handful of\nmultiply-adds per fp32 weight (4 bytes), but only about one per int4 weight (about half a byte)")
+def _(m):
+    """On the Zen 4, one core's fp32 peak in multiply-adds per second (half its GFLOP/s) over the
+    weights one thread reads per second: 4 bytes each in fp32, and in int4 the bytes of the
+    quantized linear weights (the profile's) over the model's 494.0M parameters (every one of them
+    is in a Linear once quantize_ unties the output layer)."""
+    fma = m.median(ZEN4, PEAK_1T) / 2
+    read = m.median(ZEN4, BW.format("1-thread"))
+    int4_bytes = m.param(ZEN4, f"{PROFILE.format('all-cores')}/matrix-products", "linear_weight_mb") / 494.0
+    return 4 <= fma / (read / 4) <= 10 and 0.6 <= fma / (read / int4_bytes) <= 1.4
 
 
 # llama.cpp on the same weights: PyTorch's fastest step at each width, and llama.cpp's file of that width
@@ -332,6 +373,35 @@ def _(m):
                > (1 + EVEN) * max(cost(k, w, file) for file in LLAMA) * (1 + half)
                and max(cost(k, w, file) for file in LLAMA) < 60
                for k in _llama(m) for w in WHERE)
+
+
+def _first_answer_each(m, k, w, step):
+    """Build + first call of a step's batch-1 decode row, in each recording of the kind that has it."""
+    row = f"{D1}-{w}/{step}"
+    return [rows[row]["params"]["build_s"] + rows[row]["params"]["first_call_s"] for rows in m.recordings[k] if row in rows]
+
+
+@claim("generate-text.zh.md", "在它上面，PyTorch 编译过的步骤得到第一个答案所用的时间，不到同样的步骤在这一类的 Zen 5 记录中（表中没有列出）"
+       "和在带 AMX 的 Xeon 上所用时间的三分之一，单线程和全部核心都是如此")
+@claim("generate-text.md", "There PyTorch's compiled steps took under a third\n    of the time to their first answer that the "
+       "same steps took in the kind's Zen 5 recording (which\n    the table does not show) and on the Xeon with AMX, at one "
+       "thread and on all cores")
+def _(m):
+    """Each figure is one sample, so each gets its median +- ONE_SAMPLE / 2 (bench.noise): the Zen 5's
+    and the Xeon with AMX's build + first call of steps 4 to 6, at their low end, more than three
+    times the Zen 4's at its high end, in both groups; how many times is a ratio, inverted like one."""
+    half = ONE_SAMPLE / 2
+
+    def times(slow, fast):
+        value = slow * (1 - half) / (fast * (1 + half))
+        return 1 / value if m.inverted else value
+    checks = []
+    for w in WHERE:
+        for step, _ in WIDTHS:
+            zen = _first_answer_each(m, ZEN4, w, step)
+            checks.append(len(zen) == 2 and times(zen[1], zen[0]) > 3
+                          and times(_first_answer_each(m, AMX_XEON, w, step)[0], zen[0]) > 3)
+    return all(checks)
 
 
 @claim("generate-text.zh.md", "加载 llama.cpp 的 Q4_0 文件后，进程增长的内存比文件本身还大，但仍小于 16 位模型的大小")
