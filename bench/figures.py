@@ -410,6 +410,9 @@ class Figures:
             runs = [rows for rows in recs if kept_id in rows]
             if not runs:
                 continue
+            index = max(i for i, rows in enumerate(recs) if kept_id in rows)  # the machine that ran it
+            machine = self.references[k]["machine"] if index == 0 else self.references[k]["recordings"][index - 1]["machine"]
+            from bench.machine import machine_name
             kept = runs[-1][kept_id]
             step = self._case_best(k, runs[-1])
             for regime, name in (("throughput", "吞吐量" if zh else "throughput"), ("batch-1-p50", "批大小 1 的 p50" if zh else "batch-1 p50")):
@@ -424,7 +427,7 @@ class Figures:
                     against = "" if other == base else self._label(self.rows_any(k, other)["label"]) + ": "
                     cells.append(f"{against}{span[0]:.2f}–{span[1]:.2f}× {OUTCOMES[self.lang][outcome(span)]}")
                 steps = " + ".join(kept["params"].get("steps_kept") or []) if regime == "throughput" else ""
-                lines.append(f"| {kind_title(self.references[k]['machine']) if regime == 'throughput' else ''} | {steps} | "
+                lines.append(f"| {machine_name(machine) if regime == 'throughput' else ''} | {steps} | "
                              f"{name} | " + " | ".join(cells) + " |")
         if not lines:
             raise FigureError("no reference has Tune your model's rows")
@@ -580,7 +583,7 @@ class Figures:
     def headline(self) -> str:
         """Per technique, per kind: the verdict on the recommended variants in each regime, and when
         the technique applies. A row a reference took on another machine of its kind (its
-        "elsewhere") is left out of that kind's column."""
+        "elsewhere") is left out of that kind's column; a technique no column has is left out."""
         kinds = list(self.references)
         head = {"en": "Technique, and when it applies", "zh": "技巧，以及何时适用"}[self.lang]
         every = [p for regimes in recommended().values() for patterns in regimes.values() for p in patterns]
@@ -599,6 +602,8 @@ class Figures:
                     if text != "–":
                         parts.append(text + (f"<br><small>{self._regime(regime)}</small>" if len(regimes) > 1 else ""))
                 cells.append("<br>".join(parts) or "–")
+            if set(cells) == {"–"}:  # no kind's own machine measured it (yet): no row of dashes
+                continue
             lines.append(f"| [{self._label(title)}]({pages()[technique]})<br><small>{self._label(conditions[technique])}</small> | "
                          + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"

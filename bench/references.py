@@ -127,6 +127,9 @@ def add_recording(reference: dict, run: dict) -> tuple[dict, dict[str, int]]:
     new_groups = [r for r in rows if (r["technique"], r["group"]) not in have_groups]
     again = [r for r in rows if (r["technique"], r["group"]) in have_groups]
     if new_groups:
+        # a technique the reference did not have at all is now one of its techniques
+        out["techniques"] = {**out.get("techniques", {}), **{r["technique"]: run["techniques"][r["technique"]]
+                                                             for r in new_groups if r["technique"] in run.get("techniques", {})}}
         if not same_cpu(run["machine"], reference["machine"]):
             # measured on another CPU: they belong to this recording, beside its other rows (recordings())
             new_groups = [{**r, "from_recording": len(out.get("recordings", []))} for r in new_groups]

@@ -147,7 +147,7 @@ def test_a_second_recording_widens_the_verdict_to_what_holds_in_each():
     """add_recording: rows of the reference's groups become a second recording, a group it lacked
     joins its results (named elsewhere, from another CPU model), disturbed rows stay out; a row
     paid in the first recording and even in the second is even."""
-    from bench.references import add_recording, recording_count
+    from bench.references import add_recording, recording_count, recordings
     reference = {"machine": _machine(), "mode": "full", "not_measured": {"t/h": "added after this run"},
                  "results": [_timed("g", "base", 1.0, 0.01, baseline=True), _timed("g", "fast", 0.8, 0.01)]}
     run = {"machine": _machine("26", "2"), "mode": "full", "created": "2026-12-07T13:00:00", "seconds": 9,
@@ -162,6 +162,10 @@ def test_a_second_recording_widens_the_verdict_to_what_holds_in_each():
     assert recording_count(merged, "t/g/fast") == 2 and recording_count(merged, "t/h/other") == 1
     assert "t/h/other" in merged["elsewhere"] and "Zen 5" in merged["elsewhere"]["t/h/other"]
     assert merged["not_measured"] == {} and not any(r["id"] == "t/g/noisy" for r in merged["results"])
+    # the new group's rows, from another CPU, sit in the second recording beside that run's rows,
+    # not in the first machine's (a comparison across groups reads one run)
+    first, second = recordings(merged)
+    assert "t/h/other" in second and "t/h/other" not in first and "t/g/fast" in second
     alone = Figures([reference])
     assert alone.verdict("amd-avx512-bf16", ["t/g/fast"])[0] == "paid"
     both = Figures([merged])
