@@ -52,6 +52,8 @@ def side_by_side(mine: dict | None, references: list[dict], technique: str | Non
     depth = max(len(head) for head in heads)
     heads = [[head[0], *[""] * (depth - len(head)), *head[1:]] for head in heads]  # levels bottom-aligned
     shown = [i for i, row in rows.items() if not technique or row["technique"] == technique]
+    if not shown:  # the reader's run has no row of this technique (it predates it, or ran --only others)
+        return "\n".join(lines)
     widths = [1 + max(6, *map(len, head), *(len(short_ratio(found.get(i, {}).get("ratio"))) for i in shown))
               for head, found in zip(heads, others)]
     values = {i: fmt_value(rows[i]["median"], rows[i]["unit"]) for i in shown} if mine else {}

@@ -88,8 +88,8 @@ def recordings(reference: dict) -> list[dict[str, dict]]:
     """Each recording's rows by id: the reference's own results (the figures the pages quote)
     first, then every later recording merged into it (add_recording), whose rows only widen the
     intervals the verdicts read (bench.noise: a verdict holds only where it holds in each). Rows of
-    new groups a later recording measured on another CPU (from_recording: its index in
-    "recordings") are in that recording, beside the rows of the same run, not in the first."""
+    groups a later recording added (from_recording: its index in "recordings") are in that
+    recording, beside the rows of the same run, not in the first."""
     later = [{r["id"]: r for r in recording["results"]} for recording in reference.get("recordings", [])]
     for r in reference["results"]:  # a new group's rows from a later recording on another CPU: in that one
         if "from_recording" in r:
@@ -130,9 +130,8 @@ def add_recording(reference: dict, run: dict) -> tuple[dict, dict[str, int]]:
         # a technique the reference did not have at all is now one of its techniques
         out["techniques"] = {**out.get("techniques", {}), **{r["technique"]: run["techniques"][r["technique"]]
                                                              for r in new_groups if r["technique"] in run.get("techniques", {})}}
-        if not same_cpu(run["machine"], reference["machine"]):
-            # measured on another CPU: they belong to this recording, beside its other rows (recordings())
-            new_groups = [{**r, "from_recording": len(out.get("recordings", []))} for r in new_groups]
+        # they belong to this recording, beside the rows of the same run (recordings()), not to the first
+        new_groups = [{**r, "from_recording": len(out.get("recordings", []))} for r in new_groups]
         out["results"] += new_groups
         added = {r["id"] for r in new_groups}
         out["not_measured"] = {k: v for k, v in out.get("not_measured", {}).items()

@@ -121,6 +121,7 @@ def test_the_your_machine_notebook_plots_a_fifth_kind_beside_a_readers_run(five,
     cells = [c.source for c in nbformat.read(DOCS / "your-machine.ipynb", as_version=4).cells if c.cell_type == "code"]
     for source in cells:
         exec(compile(source, "your-machine.ipynb", "exec"), namespace)  # noqa: S102 - the notebook's own code
-    assert len(shown) == len(techniques()), "one plot per technique"
+    # one plot per technique the reader's run measured (a reference's copy: amd-avx2, which predates one)
+    assert len(shown) == len(set(techniques()) & {row["technique"] for row in five[0]["results"]}), "one plot per technique"
     for colours in shown:
         assert len(colours) == 1 + len(five) and len(set(colours)) == len(colours), colours
