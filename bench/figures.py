@@ -404,27 +404,27 @@ class Figures:
         zh = self.lang == "zh"
         heads = ("CPU", "保留的步骤", "场景", "保留的配置", "相对基线", "相对案例研究最快的一步（同一次运行）") if zh else \
             ("CPU", "Steps kept", "Regime", "Kept configuration", "Against the baseline", "Against the case study's fastest step (same run)")
+        from bench.machine import machine_name
         lines = []
+        kept_id = self.TUNED.format("throughput", "kept-configuration")
         for k, recs in self.recordings.items():
-            kept_id = self.TUNED.format("throughput", "kept-configuration")
-            runs = [rows for rows in recs if kept_id in rows]
-            if not runs:
+            ran = [i for i, rows in enumerate(recs) if kept_id in rows]
+            if not ran:
                 continue
-            index = max(i for i, rows in enumerate(recs) if kept_id in rows)  # the machine that ran it
-            machine = self.references[k]["machine"] if index == 0 else self.references[k]["recordings"][index - 1]["machine"]
-            from bench.machine import machine_name
-            kept = runs[-1][kept_id]
-            step = self._case_best(k, runs[-1])
+            run = recs[ran[-1]]  # its last run, and the machine that made it
+            machine = self.references[k]["machine"] if ran[-1] == 0 else self.references[k]["recordings"][ran[-1] - 1]["machine"]
+            kept = run[kept_id]
+            step = self._case_best(run)
             for regime, name in (("throughput", "吞吐量" if zh else "throughput"), ("batch-1-p50", "批大小 1 的 p50" if zh else "batch-1 p50")):
                 mine, base = self.TUNED.format(regime, "kept-configuration"), self.TUNED.format(regime, "baseline")
-                row = runs[-1][mine]
+                row = run[mine]
                 cells = [fmt_value(row["median"], row["unit"]).replace("samples/s", "张图像/秒" if zh else "images/s")]
                 for other in (base, self.CASE_STEP[regime].format(step) if step else None):
-                    if other is None or not any(other in rows for rows in runs):
+                    if other not in run:
                         cells.append("–")
                         continue
-                    span = across(runs, mine, other)
-                    against = "" if other == base else self._label(self.rows_any(k, other)["label"]) + ": "
+                    span = across([run], mine, other)  # the same run only
+                    against = "" if other == base else self._label(run[other]["label"]) + ": "
                     cells.append(f"{against}{span[0]:.2f}–{span[1]:.2f}× {OUTCOMES[self.lang][outcome(span)]}")
                 steps = " + ".join(kept["params"].get("steps_kept") or []) if regime == "throughput" else ""
                 lines.append(f"| {machine_name(machine) if regime == 'throughput' else ''} | {steps} | "
@@ -433,11 +433,7 @@ class Figures:
             raise FigureError("no reference has Tune your model's rows")
         return "\n".join(["| " + " | ".join(heads) + " |", "|---|---|---|---:|---:|---:|", *lines])
 
-    def rows_any(self, kind_: str, row_id: str) -> dict:
-        """The row from the first recording of the kind that has it."""
-        return next(rows[row_id] for rows in self.recordings[kind_] if row_id in rows)
-
-    def _case_best(self, kind_: str, rows: dict) -> str | None:
+    def _case_best(self, rows: dict) -> str | None:
         """The case study's fastest PyTorch step (1-7) in ResNet-50 throughput in one recording, as
         its row slug ('7-int8')."""
         steps = [(r["median"], i.rsplit("/", 1)[1]) for i, r in rows.items()

@@ -91,7 +91,7 @@ def recordings(reference: dict) -> list[dict[str, dict]]:
     groups a later recording added (from_recording: its index in "recordings") are in that
     recording, beside the rows of the same run, not in the first."""
     later = [{r["id"]: r for r in recording["results"]} for recording in reference.get("recordings", [])]
-    for r in reference["results"]:  # a new group's rows from a later recording on another CPU: in that one
+    for r in reference["results"]:  # a group a later recording added: its rows are in that recording
         if "from_recording" in r:
             later[r["from_recording"]][r["id"]] = r
     return [{r["id"]: r for r in reference["results"] if "from_recording" not in r}] + later

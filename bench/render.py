@@ -18,7 +18,7 @@ from bench import machine
 from bench.cases import techniques
 from bench.compare import by_id, fmt_ratio, fmt_value
 from bench.machine import kind, kind_colors, kind_order, kind_title, machine_name, one_line
-from bench.references import load_all, same_cpu, unmeasured
+from bench.references import load_all, recordings, same_cpu, unmeasured
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "docs" / "results"
@@ -53,7 +53,6 @@ ZH = {"Variant": "变体", " (baseline)": "（基线）",
       "machine:": "比值表示比该组基线好多少倍（越高越好），每台机器的每次运行中并排测得：",
       "Recorded again (the verdicts hold only where they hold in each):": "之后又录制过（结论只在每次录制中都成立时才成立）：",
       "Measured in a later recording, on another machine of the kind:": "在之后的一次录制中、在同类的另一台机器上测得：",
-      "family": "family",
       "Your numbers: `python -m bench --full`.": "测你自己的机器：`python -m bench --full`。",
       " mode, ": " 模式，", "Not shown": "未显示",
       "CPU": "CPU", "Cores": "核心", "{} physical, {} usable": "{} 个物理核心，{} 个可用",
@@ -198,8 +197,11 @@ def provenance(references: list[dict], technique: str, lang: str = "en") -> str:
         machine_line = one_line(ref["machine"])
         if lang == "zh":
             machine_line = re.sub(r", (\d+) cores, ", r"，\1 个核心，", machine_line)
-        created = ref.get("measured_separately", {}).get(technique, {}).get("created") or ref["created"]
-        again = [rec for rec in ref.get("recordings", []) if any(r["technique"] == technique for r in rec["results"])]
+        # the recordings that measured the technique: its first run's date, then each later one
+        measured = [i for i, rows in enumerate(recordings(ref)) if any(i_.startswith(technique + "/") for i_ in rows)] or [0]
+        created = (ref.get("measured_separately", {}).get(technique, {}).get("created") or ref["created"]) \
+            if measured[0] == 0 else ref["recordings"][measured[0] - 1]["created"]
+        again = [ref["recordings"][i - 1] for i in measured[1:]]
         later = ""
         if again:
             dates = say(", ", lang).join(
