@@ -200,23 +200,33 @@ class Figures:
             raise FigureError(f"no reference has a row matching {patterns}")
         return found
 
+    def _recorded(self, patterns: str | list[str]) -> list[tuple[str, dict]]:
+        """(kind, row) for the matching rows in every recording of every kind that has them: a
+        span takes each row as every recording measured it, as a verdict table's range does
+        (cell, recorded_ratios), not the first recording only."""
+        self._across(patterns)  # no kind has a matching row: stop the build
+        patterns = [patterns] if isinstance(patterns, str) else patterns
+        return [(k, row) for k in self.recordings for rows in self.recordings[k] for row_id, row in rows.items()
+                if any(fnmatch.fnmatchcase(row_id, p) for p in patterns)]
+
     def ratio_span(self, patterns: str | list[str], digits: int = 2) -> str:
-        """The range of the matching rows' ratios over every kind that measured them: '1.52–2.00×'."""
-        values = sorted(row["ratio"] for _, row in self._across(patterns) if row.get("ratio"))
+        """The range of the matching rows' ratios over every kind that measured them, in every
+        recording of each kind: '1.52–2.00×'."""
+        values = sorted(row["ratio"] for _, row in self._recorded(patterns) if row.get("ratio"))
         low, high = f"{values[0]:.{digits}f}", f"{values[-1]:.{digits}f}"
         return f"{low}×" if low == high else f"{low}–{high}×"
 
     def param_span(self, patterns: str | list[str], key: str, fmt: str = "{:.0f}") -> str:
-        """The range of a param over the matching rows of every kind: '15–49'."""
-        values = sorted(row["params"][key] for _, row in self._across(patterns) if row["params"].get(key) is not None)
+        """The range of a param over the matching rows of every kind, in every recording of each: '15–49'."""
+        values = sorted(row["params"][key] for _, row in self._recorded(patterns) if row["params"].get(key) is not None)
         if not values:
             raise FigureError(f"no row matching {patterns} has {key}")
         low, high = fmt.format(values[0]), fmt.format(values[-1])
         return low if low == high else f"{low}–{high}"
 
     def param_max(self, patterns: str | list[str], key: str, fmt: str = "{:.0f}") -> str:
-        """The largest value of a param over the matching rows of every kind."""
-        values = [row["params"][key] for _, row in self._across(patterns) if row["params"].get(key) is not None]
+        """The largest value of a param over the matching rows of every kind, in every recording of each."""
+        values = [row["params"][key] for _, row in self._recorded(patterns) if row["params"].get(key) is not None]
         if not values:
             raise FigureError(f"no row matching {patterns} has {key}")
         return fmt.format(max(values))
@@ -307,29 +317,34 @@ class Figures:
         return f"{low:.2f}–{high:.2f}×"
 
     def drift_table(self) -> str:
-        """Per CPU kind: its recordings (when, on which CPU) and, over the rows recorded more than once,
-        how far a row's ratio over its baseline moved between recordings: the median and the largest
-        factor (1.00× = no drift)."""
+        """Per CPU kind: its recordings (when, on which CPU) and, over the rows the first recording and a
+        later one both have, how far a row's ratio over its baseline moved from the first recording to
+        each later one: how many rows, how many comparisons (a row against each later recording of it),
+        and the median and the largest factor over the comparisons (1.00× = no drift)."""
         from bench.machine import machine_name
         from bench.references import machine_of
-        heads = {"en": ("CPU kind", "Recordings", "Rows recorded twice or more", "Ratio drift: median", "largest"),
-                 "zh": ("CPU 类型", "录制", "录制过两次及以上的行", "比值漂移：中位数", "最大")}[self.lang]
-        lines = ["| " + " | ".join(heads) + " |", "|---|---|---:|---:|---:|"]
+        heads = {"en": ("CPU kind", "Recordings", "Rows in the first recording and a later one",
+                        "Comparisons (each row against each later recording)", "Ratio drift: median", "largest"),
+                 "zh": ("CPU 类型", "录制", "第一次录制和之后某次录制都有的行", "比较次数（每行对照它之后的每次录制）",
+                        "比值漂移：中位数", "最大")}[self.lang]
+        lines = ["| " + " | ".join(heads) + " |", "|---|---|---:|---:|---:|---:|"]
         for kind_, reference in self.references.items():
             runs = [(reference["created"][:10], reference["machine"])] + [
                 (rec["created"][:10], rec["machine"]) for rec in reference.get("recordings", [])]
             said = "<br>".join(f"{day}: {machine_name(machine_of(m))}" for day, m in runs)
             first, *later = self.recordings[kind_]
-            factors = []
+            factors, compared = [], set()
             for rows in later:
                 for row_id, row in rows.items():
                     if row_id in first and first[row_id].get("ratio") and row.get("ratio") and not row["baseline"]:
                         moved = row["ratio"] / first[row_id]["ratio"]
                         factors.append(max(moved, 1 / moved))
+                        compared.add(row_id)
             if factors:
-                cells = [str(len(factors)), fmt_ratio(statistics.median(factors)), fmt_ratio(max(factors))]
+                cells = [str(len(compared)), str(len(factors)), fmt_ratio(statistics.median(factors)),
+                         fmt_ratio(max(factors))]
             else:
-                cells = ["0", {"en": "one recording", "zh": "只有一次录制"}[self.lang], "–"]
+                cells = ["0", "0", {"en": "one recording", "zh": "只有一次录制"}[self.lang], "–"]
             lines.append(f"| {kind_title(reference['machine'])} | {said} | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
@@ -579,30 +594,36 @@ class Figures:
     def headline(self) -> str:
         """Per technique, per kind: the verdict on the recommended variants in each regime, and when
         the technique applies. A row a reference took on another machine of its kind (its
-        "elsewhere") is left out of that kind's column; a technique no column has is left out."""
+        "elsewhere") is left out of that kind's column; a technique no column has is left out. A
+        column is marked "(one recording)" where a row it shows was recorded once (_once), over
+        the rows it shows only."""
         kinds = list(self.references)
         head = {"en": "Technique, and when it applies", "zh": "技巧，以及何时适用"}[self.lang]
-        every = [p for regimes in recommended().values() for patterns in regimes.values() for p in patterns]
-        lines = [f"| {head} | "
-                 + " | ".join(kind_title(self.references[k]["machine"]) + self._once(k, every) for k in kinds) + " |",
-                 "|---|" + "---|" * len(kinds)]
+        lines = []
+        shown: dict[str, list[str]] = {k: [] for k in kinds}  # the patterns of each column's cells
         conditions, regimes_of = when(), recommended()
         for technique, title in techniques().items():
             regimes = regimes_of[technique]
-            cells = []
+            cells, used = [], {k: [] for k in kinds}
             for kind_ in kinds:
                 parts = []
                 for regime, patterns in regimes.items():
                     own = [p for p in patterns if not self._elsewhere(kind_, p)]
                     text = self.cell(kind_, own) if own else "–"
                     if text != "–":
+                        used[kind_] += own
                         parts.append(text + (f"<br><small>{self._regime(regime)}</small>" if len(regimes) > 1 else ""))
                 cells.append("<br>".join(parts) or "–")
             if set(cells) == {"–"}:  # no kind's own machine measured it (yet): no row of dashes
                 continue
+            for kind_ in kinds:
+                shown[kind_] += used[kind_]
             lines.append(f"| [{self._label(title)}]({pages()[technique]})<br><small>{self._label(conditions[technique])}</small> | "
                          + " | ".join(cells) + " |")
-        return "\n".join(lines) + "\n"
+        top = [f"| {head} | " + " | ".join(kind_title(self.references[k]["machine"]) + self._once(k, shown[k])
+                                           for k in kinds) + " |",
+               "|---|" + "---|" * len(kinds)]
+        return "\n".join(top + lines) + "\n"
 
     # --- other torch releases (tests/releases.py: make test-torch) -----------------------------
     def _outcomes(self, test: str) -> list[tuple[str, str, str]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from bench import machine
 from bench.cases import techniques
 from bench.compare import by_id, fmt_ratio, fmt_value
-from bench.machine import kind, kind_colors, kind_order, kind_title, machine_name, one_line
+from bench.machine import kind, kind_colors, kind_order, kind_title, machine_name, microarchitecture, one_line
 from bench.references import load_all, recordings, same_cpu, unmeasured
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ NOT_SIZES = {"num_threads", "isa", "usable_cores", "LD_PRELOAD", "mhz", "cores",
              "step", "tuned_path", "precision", "gflops", "share_of_peak", "top1_agreement_pct",
              "max_abs_logit_diff", "p99_s", "compile_s", "load_s", "package_mb",
              "target_accuracy_pct", "accuracy_pct", "epochs_to_target", "images_per_s", "compared_step",
-             "allocator"}
+             "allocator", "kept"}
 
 # The renderer's own words in the Chinese edition (docs/results/zh/): every table and plot takes
 # the language and says its phrases through say(). Case and variant names come from names.zh.json
@@ -61,7 +61,13 @@ ZH = {"Variant": "变体", " (baseline)": "（基线）",
       "{:.0f} MHz reported": "{:.0f} MHz（系统报告）", ", measured {:.0f}": "，实测 {:.0f}",
       "Theoretical peak, native precisions": "理论峰值（原生精度）", "torch / Python": "torch / Python", "Run": "运行",
       "{:.0f}&nbsp;min": "{:.0f}&nbsp;分钟", "{}, the sum of its techniques' times": "{}（各技巧用时之和）",
-      "; later, on their own: ": "；之后单独录制：", " and ": "和", ", ": "，",
+      "; later, on their own: ": "；之后单独录制：", " and ": "和", ", ": "，", "; ": "；",
+      "the same CPU": "同一颗 CPU ", "{}, family {}": " {}（family {}）", "on {}: {}": "在{}上：{}",
+      "once": "1 次", "{} times": "{} 次",
+      "Recorded again {}, each merged into this kind's verdicts and ranges (a verdict holds only where it holds "
+      "in each recording, and a range's ends may come from any of them): {}.":
+          "之后又录制过 {}，每次都合并进了这一类的结论和范围（结论只有在每一次录制中都成立时才成立，范围的两端可能来自其中任何一次）：{}。",
+      "The table above describes the first recording's machine only.": "上表只描述第一次录制的机器。",
       ": measured speed-ups on each machine": "：各机器上测得的加速比",
       "compiled in {:.0f}&nbsp;s": "编译 {:.0f}&nbsp;s", "built in {:.0f}&nbsp;s": "构建 {:.0f}&nbsp;s",
       "loads in {:.1f}&nbsp;s": "加载 {:.1f}&nbsp;s", " ({:.0%} of {})": "（{1} 峰值的 {0:.0%}）",
@@ -70,6 +76,7 @@ ZH = {"Variant": "变体", " (baseline)": "（基线）",
       "times better than the baseline (dashed line: the baseline, 1×)": "比基线好多少倍（虚线：基线，1×）",
       "log scale": "对数坐标", "; log scale": "；对数坐标", ", total ": "，合计 ", " (not taken)": "（未采用）",
       " vs PyTorch": " 对比 PyTorch", " vs glibc": " 对比 glibc",
+      "resnet50 (torchvision, random weights)": "resnet50（torchvision，随机权重）",
       "speed-up over the naive loop, log scale: each bar is one step's factor": "相对朴素循环的加速比，对数坐标：每根柱是一个步骤的倍数"}
 # The workload sizes under a group's name (sizes_note), in the Chinese edition's words.
 ZH_SIZES = {"steps per epoch": "每轮步数", "batch size": "批大小", "image size": "图像尺寸", "start method": "启动方式",
@@ -82,7 +89,7 @@ ZH_SIZES = {"steps per epoch": "每轮步数", "batch size": "批大小", "image
             "mode": "模式", "new tokens": "新词元数", "processes": "进程数", "prompt tokens": "提示词元数",
             "read gb per s": "读取 GB/s", "resident mb": "常驻 MB", "settings": "设置", "share of bandwidth": "带宽占比",
             "share of bound": "上限占比", "share of call": "调用占比", "share of token": "词元占比",
-            "threads per process": "每进程线程数"}
+            "threads per process": "每进程线程数", "model": "模型", "steps kept": "保留的步骤"}
 NAMES_ZH = Path(__file__).with_name("names.zh.json")  # the benchmark's case, variant and technique names
 # The references' prose in Chinese: each reference's notes and every reason a row is not shown
 # (not_run, not_measured, withdrawn, elsewhere), English text -> Chinese (tests/test_translations.py
@@ -131,6 +138,8 @@ def sizes_note(references: list[dict], ids: set[str], lang: str = "en") -> str:
                     if k not in NOT_SIZES:
                         values.setdefault(k, set()).add(json.dumps(v))
     shared = [(k.replace("_", " "), json.loads(next(iter(v)))) for k, v in values.items() if len(v) == 1]
+    shared = [(k, say(", ", lang).join(map(str, v)) if isinstance(v, list) else say(v, lang) if isinstance(v, str) else v)
+              for k, v in shared]  # a list of names as words, not Python's repr
     if lang == "en":
         return ", ".join(f"{k} {v}" for k, v in shared)
     return "，".join(f"{ZH_SIZES.get(k, k)} {v}" for k, v in shared)
@@ -208,9 +217,12 @@ def provenance(references: list[dict], technique: str, lang: str = "en") -> str:
                 rec["created"][:16].replace("T", " ") + (f" ({machine_name(rec['machine'])}, {say('family', lang)} {rec['machine'].get('cpu_family')})"
                                        if not same_cpu(rec["machine"], ref["machine"]) else "") for rec in again)
             later = f" {say('Recorded again (the verdicts hold only where they hold in each):', lang)} {dates}."
-        elsewhere = sorted({i.split("/")[1] for i in ref.get("elsewhere", {}) if i.split("/")[0] == technique})
+        titles = {row["id"].split("/")[1]: row["group"] for row in ref["results"] if row["technique"] == technique}
+        elsewhere = sorted({say(titles.get(i.split("/")[1], i.split("/")[1]), lang)
+                            for i in ref.get("elsewhere", {}) if i.split("/")[0] == technique})
         if elsewhere:
-            later += f" *{say('Measured in a later recording, on another machine of the kind:', lang)} {', '.join(elsewhere)}.*"
+            later += (f" *{say('Measured in a later recording, on another machine of the kind:', lang)} "
+                      f"{say('; ', lang).join(elsewhere)}.*")
         lines.append(f"- **{kind_title(ref['machine'])}**: {machine_line}; {ref['mode']}{say(' mode, ', lang)}"
                      f"{created[:10]}.{later}" + "".join(gaps))
     return (say("Ratios are times better than the group's baseline (higher is better), measured side by "
@@ -500,8 +512,33 @@ def machine_table(references: list[dict], lang: str = "en") -> str:
     lines = ["| | " + " | ".join(kind_title(r["machine"]) for r in references) + " |",
              "|---|" + "---|" * len(references)]
     lines += [f"| {say(name, lang)} | " + " | ".join(get(r) for r in references) + " |" for name, get in fields]
-    notes = [f"- **{kind_title(r['machine'])}**: {say(r['notes'], lang)}" for r in references if r.get("notes")]
+    notes = [f"- **{kind_title(r['machine'])}**: " + ("" if lang == "zh" else " ").join(
+        text for text in (say(r["notes"], lang) if r.get("notes") else "", recorded_again(r, lang)) if text)
+        for r in references if r.get("notes") or r.get("recordings")]
     return "\n".join(lines) + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
+
+
+def recorded_again(reference: dict, lang: str = "en") -> str:
+    """The later recordings merged into a reference (its "recordings"), when and on which CPU: the
+    machine block describes the first recording's machine only, while every verdict and range the
+    pages show spans them all (bench.figures: cell, ratio_span), so a range's ends may be theirs."""
+    again = reference.get("recordings", [])
+    if not again:
+        return ""
+    by_cpu: dict[str, list[str]] = {}  # one CPU's recordings said together, oldest first
+    for rec in again:
+        m = rec["machine"]
+        cpu = say("the same CPU", lang) if same_cpu(m, reference["machine"]) else say("{}, family {}", lang).format(
+            f"{m['cpu_model']} ({microarchitecture(m)})" if microarchitecture(m) else m["cpu_model"], m.get("cpu_family"))
+        by_cpu.setdefault(cpu, []).append(rec["created"][:16].replace("T", " "))
+    where = [say("on {}: {}", lang).format(cpu, say(", ", lang).join(times)) for cpu, times in by_cpu.items()]
+    others = [rec for rec in again if not same_cpu(rec["machine"], reference["machine"])]
+    text = say("Recorded again {}, each merged into this kind's verdicts and ranges (a verdict holds only "
+               "where it holds in each recording, and a range's ends may come from any of them): {}.", lang).format(
+        say("once", lang) if len(again) == 1 else say("{} times", lang).format(len(again)), say("; ", lang).join(where))
+    if others:
+        text += ("" if lang == "zh" else " ") + say("The table above describes the first recording's machine only.", lang)
+    return text
 
 
 def headline(references: list[dict], lang: str = "en") -> str:

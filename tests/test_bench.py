@@ -281,3 +281,28 @@ def test_no_case_study_row_exceeds_the_peak_of_its_precision():
                 assert p["share_of_peak"] <= 1.0, (reference["machine"]["cpu_model"], row["id"], p["share_of_peak"])
                 checked += 1
     assert checked
+
+
+def test_render_machine_table_names_each_kinds_later_recordings():
+    """Home's and the Benchmark page's machine table describes each kind's first recording; a kind's
+    note names its later recordings (how many, when, and the CPU family of those on another CPU),
+    which its verdicts and ranges span, in both languages."""
+    from bench.machine import kind_title
+    from bench.render import machine_table
+
+    references = load_all()
+    for lang, said in (("en", "Recorded again"), ("zh", "之后又录制过")):
+        lines = machine_table(references, lang).splitlines()
+        for reference in references:
+            again = reference.get("recordings", [])
+            note = next((line for line in lines if line.startswith(f"- **{kind_title(reference['machine'])}**")), "")
+            if not again:
+                assert said not in note
+                continue
+            assert said in note, f"{kind(reference['machine'])}: its later recordings are not named ({lang})"
+            assert all(rec["created"][:16].replace("T", " ") in note for rec in again), note
+            assert (f"{len(again)} 次" if lang == "zh" else f"{len(again)} times" if len(again) > 1 else "once") in note
+            others = {str(rec["machine"].get("cpu_family")) for rec in again
+                      if str(rec["machine"].get("cpu_family")) != str(reference["machine"].get("cpu_family"))}
+            assert all(f"family {family}" in note for family in others), note
+    assert "Recorded again" not in machine_table(references, "zh")

@@ -10,6 +10,7 @@ import pytest
 
 from bench import noise
 from bench.figures import PAGE_TABLES, Figures, environment, page_stem, page_table, render, typed_figures
+from bench.machine import kind, kind_title
 from bench.references import load_all, load_releases, load_upgrades, pins
 from tests.releases import OLDEST
 from tests.paths import DOCS
@@ -223,3 +224,68 @@ def test_the_probe_says_whether_the_2_14_slow_down_shows():
         shows = "the 2.14 slow-down shows on this machine" in figures.upgrade_probe(kind_)
         assert shows == (before >= 10 or figures.fp16_kernel(kind_, pins()["torch"]) == "ref:any")
         assert "the 2.14 slow-down shows on this machine" in slowed.upgrade_probe(kind_)
+
+
+def _later_row(references: list[dict]) -> tuple[dict, dict, dict]:
+    """(reference, its first recording's row, the same row in its last later recording): a ratio row
+    with a numeric param, measured in both."""
+    for ref in references:
+        for rec in reversed(ref.get("recordings", [])):
+            first = {r["id"]: r for r in ref["results"] if "from_recording" not in r}
+            for row in rec["results"]:
+                own = first.get(row["id"])
+                if own and own.get("ratio") and row.get("ratio") and not row["baseline"] and any(
+                        isinstance(v, float) for v in row["params"].values()):
+                    return ref, own, row
+    pytest.skip("no reference has a row recorded again")
+
+
+def test_a_span_takes_every_recording_of_a_kind():
+    """ratio_span, param_span and param_max read each row in every recording of its kind, as a verdict
+    table's range does (Figures.cell): a later recording's value can be an end of the range."""
+    references = copy.deepcopy(load_all())
+    ref, first, later = _later_row(references)
+    key = next(k for k, v in later["params"].items() if isinstance(v, float))
+    later["ratio"], later["params"][key] = 0.0123, 98765.0
+    figures = Figures(references)
+    assert figures.ratio_span(later["id"]).startswith("0.01")
+    assert figures.param_span(later["id"], key).endswith("98765")
+    assert figures.param_max(later["id"], key) == "98765"
+    assert figures.ratio(kind(ref["machine"]), later["id"]) == f"{first['ratio']:.2f}×"  # one row: the first recording's
+
+
+def test_the_headline_marks_a_column_once_only_over_the_rows_it_shows():
+    """Home's headline marks a kind "(one recording)" by the rows its column shows: not by a row it
+    leaves out (taken on another machine of the kind: "elsewhere"), nor by a technique it has no row
+    for. Without its later recordings, every row is recorded once and the mark is back."""
+    references = load_all()
+    figures = Figures(references)
+    head = figures.headline().splitlines()[0]
+    for kind_, ref in figures.references.items():
+        title = re.escape(kind_title(ref["machine"]))
+        marked = bool(re.search(title + r" <small>\(one recording\)</small>", head))
+        if not ref.get("recordings"):
+            assert marked, f"{kind_} has one recording and its column is not marked"
+            continue
+        once_elsewhere = [i for i in ref.get("elsewhere", {}) if sum(i in rec for rec in figures.recordings[kind_]) < 2]
+        if once_elsewhere:  # the row left out must not mark the column it is left out of
+            assert not marked, f"{kind_}'s column is marked by rows it does not show ({once_elsewhere[:2]})"
+        alone = copy.deepcopy(references)
+        for r in alone:
+            if kind(r["machine"]) == kind_:
+                r.pop("recordings")
+                r["results"] = [row for row in r["results"] if "from_recording" not in row]
+        assert re.search(title + r" <small>\(one recording\)</small>", Figures(alone).headline().splitlines()[0])
+
+
+def test_the_drift_table_counts_rows_and_comparisons_apart():
+    """The drift table's row count is of distinct rows (in the first recording and a later one), and
+    its comparisons count each such row once per later recording of it."""
+    figures = Figures(load_all())
+    table = figures.drift_table()
+    for kind_, recs in figures.recordings.items():
+        first, *later = recs
+        pairs = [row_id for rows in later for row_id, row in rows.items() if row_id in first
+                 and first[row_id].get("ratio") and row.get("ratio") and not row["baseline"]]
+        line = next(l for l in table.splitlines() if l.startswith(f"| {kind_title(figures.references[kind_]['machine'])} |"))
+        assert f"| {len(set(pairs))} | {len(pairs)} |" in line, line

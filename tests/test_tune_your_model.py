@@ -162,3 +162,37 @@ def test_training_steps_report_time_and_the_loss(tmp_path):
     assert re.search(r"loss \d", rows["baseline"])
     assert "next, in a new process: " in result.stdout and "LD_PRELOAD" in result.stdout
     check_report(json.loads(report.read_text()), result.stdout)
+
+
+def test_the_benchmark_rows_carry_the_configuration_each_ran_at(monkeypatch):
+    """bench/cases/tune_your_model.py: the baseline is timed in its own configuration (the inputs'
+    batch, the default threads), the kept configuration and the other runtimes in the kept one;
+    each row's params say which (the baseline is not labelled with the kept batch)."""
+    from bench.cases import tune_your_model as case
+
+    rounds = [{"items_per_s": 10.0 * i, "p50_ms": 5.0 / i} for i in (1, 2, 3)]
+    report = {"model": "m", "rows": [{"step": "baseline", "config": {"threads": 2, "batch": 16}},
+                                     {"step": "batch_size", "batch": 8, "ratios": [1.1, 1.2, 1.0], "kept": True,
+                                      "items_per_s": 20.0, "p50_ms": 4.0}],
+              "final": {"config": {"threads": 1, "batch": 8}, "steps": ["batch_size"], "rounds": rounds,
+                        "against": [{"name": "baseline", "rounds": rounds},
+                                    {"name": "ONNX Runtime fp32", "rounds": rounds,
+                                     "parity": {"top1_pct": 100.0, "max_abs_diff": 1e-5}}]}}
+    monkeypatch.setattr(case, "tune", lambda arguments: report)
+    recorded = []
+
+    class Session:
+        quick = True
+
+        def record(self, group, label, *args, params=None, **kwargs):
+            recorded.append((group, label, params or {}))
+
+        def skip(self, *args):
+            pass
+
+    case.run(Session())
+    ran_at = {(group, label): (p.get("batch_size"), p.get("num_threads")) for group, label, p in recorded
+              if group.startswith(case.CHOICE)}
+    assert len(ran_at) == 6
+    for (group, label), at in ran_at.items():
+        assert at == ((16, 2) if label == "baseline" else (8, 1)), (group, label, at)

@@ -2,7 +2,8 @@
 with its own interleaved rounds: in full mode on ResNet-50 (random weights), which the Tune your
 model page sets beside the case study's steps; in quick mode on a small CNN, without the compiled
 steps. Its rows: the configuration it recommends against the baseline and the other runtimes, in the
-same rounds (throughput and batch-1 p50), and each step against the configuration kept before it."""
+same rounds (throughput and batch-1 p50; each row's params give the batch size and threads it ran
+at, the baseline's its own), and each step against the configuration kept before it."""
 from __future__ import annotations
 
 import json
@@ -46,13 +47,18 @@ def run(session) -> None:
     found = tune(QUICK if session.quick else FULL)
     final = found["final"]
     common = {"model": found["model"], "num_threads": final["config"]["threads"], "batch_size": final["config"]["batch"]}
+    # the baseline runs in its own configuration (the inputs' batch, the default threads), the
+    # kept configuration and the other runtimes in the kept one: each row carries what it ran at
+    start = found["rows"][0]["config"]
+    own = {"baseline": {"num_threads": start["threads"], "batch_size": start["batch"]}}
     timed = [("kept configuration", final)] + [(o["name"], o) for o in final["against"] if o.get("rounds")]
     bases = [label for label, _ in timed if label == "baseline"] or ["kept configuration"]  # nothing kept: it is the baseline
     for group, key, unit, higher, scale in ((f"{CHOICE}, throughput", "items_per_s", "samples/s", True, 1),
                                             (f"{CHOICE}, batch-1 p50", "p50_ms", "s", False, 1e-3)):
         for label, entry in timed:
             samples = [r[key] * scale for r in entry["rounds"]]
-            params = {**common, **({"steps_kept": final["steps"]} if label == "kept configuration" else {}),
+            params = {**common, **own.get(label, {}),
+                      **({"steps_kept": final["steps"]} if label == "kept configuration" else {}),
                       **({"top1_agreement_pct": entry["parity"]["top1_pct"],
                           "max_abs_logit_diff": entry["parity"]["max_abs_diff"]} if entry.get("parity") else {})}
             session.record(group, label, statistics.median(samples), unit, baseline=label == bases[0],

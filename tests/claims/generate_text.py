@@ -243,13 +243,13 @@ def _profile_each(m, k, w, part, key):
 
 
 @claim("generate-text.zh.md", "在测过的每种 CPU 和每种线程数下，矩阵乘法都是一个 token 中占时最多的部分")
-@claim("generate-text.zh.md", "在每种 CPU 的第一次记录中占 {{ fig.param_span_where_decode_token_matrix_products_share_of_token }}；"
-       "在 AMD AVX-512 + BF16 这一类的 Zen 5 记录中，用全部核心时不到一半")
+@claim("generate-text.zh.md", "在每种 CPU 的每一次记录中占 {{ fig.param_span_where_decode_token_matrix_products_share_of_token }}；"
+       "只有在 AMD AVX-512 + BF16 这一类的 Zen 5 记录中，用全部核心时不到一半")
 @claim("generate-text.zh.md", "而其他部分合起来都超过一个 token 的五分之一：int4 内核（它是每个 token 中占时最多的部分）和它周围的工作都让这一步离上限很远")
 @claim("generate-text.zh.md", "它的矩阵乘法本身就是每个 token 中占时最多的部分，而且读取权重的速度远低于带宽")
 @claim("generate-text.zh.md", "这与本页自己的性能分析相符：int4 的矩阵乘法是每个 token 中占时最多的部分，而读取权重的速度远低于带宽")
 @claim("generate-text.md", "On every kind and thread count measured, the matrix products were the largest part of the token")
-@claim("generate-text.md", "of it in the first\nrecording of each kind; under half in the AMD AVX-512 + BF16 kind's Zen 5 recording, on all cores")
+@claim("generate-text.md", "of it over every\nrecording of each kind; under half only in the AMD AVX-512 + BF16 kind's Zen 5 recording, on all cores")
 @claim("generate-text.md", "and everything else took more than a fifth of the token: both the int4\n"
        "kernel, which takes the largest part of each token, and the work around it keep the step from the bound")
 @claim("generate-text.md", "its matrix\nproducts themselves took the largest part of each token, and read the weights far below the bandwidth")
