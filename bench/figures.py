@@ -965,6 +965,50 @@ class Figures:
             out.append("\n".join(lines))
         return "\n\n".join(out)
 
+    LIMIT = "generate_text/own-decode-loop-against-generate-batch-1-{}/{}"
+    LIMIT_ROWS = ("6-int4-weight-only-a16w4-compiled", "7-int4-own-loop-one-compiled-step", "llama-cpp-q4-0")
+
+    def decode_limit(self) -> str:
+        """Generating text, step 7 (your own loop, one compiled step) against step 6 (generate()
+        and a compiled forward) and llama.cpp's Q4_0, timed in the same interleaved rounds: per
+        kind that measured them, from the last run that did, named by the machine that ran it;
+        tokens/s (share of the bound) and the intervals of step 7 against the other two, each
+        with bench.noise's verdict."""
+        zh = self.lang == "zh"
+        heads = ("CPU", "线程", "第 6 步：generate()", "第 7 步：自己的循环", "第 7 步相对第 6 步",
+                 "llama.cpp Q4_0", "第 7 步相对 Q4_0") if zh else \
+            ("CPU", "Threads", "Step 6: generate()", "Step 7: own loop", "Step 7 against step 6",
+             "llama.cpp Q4_0", "Step 7 against Q4_0")
+        from bench.machine import machine_name
+        lines = []
+        for k, recs in self.recordings.items():
+            for where, name in (("1-thread", "1" if not zh else "1"), ("all-cores", "全部核心" if zh else "all cores")):
+                ids = [self.LIMIT.format(where, slug) for slug in self.LIMIT_ROWS]
+                ran = [i for i, rows in enumerate(recs) if ids[1] in rows]
+                if not ran:
+                    continue
+                run = recs[ran[-1]]
+                machine = self.references[k]["machine"] if ran[-1] == 0 else self.references[k]["recordings"][ran[-1] - 1]["machine"]
+                cells = []
+                for row_id in ids:
+                    row = run.get(row_id)
+                    cells.append(f"{1 / row['median']:.1f} ({1 / row['median'] / row['params']['bound_tokens_per_s']:.0%})"
+                                 if row else "–")
+                against = []
+                for other in (ids[0], ids[2]):
+                    if other not in run:
+                        against.append("–")
+                        continue
+                    span = across([run], ids[1], other)  # the same run only
+                    against.append(f"{span[0]:.2f}–{span[1]:.2f}× {OUTCOMES[self.lang][outcome(span)]}")
+                lines.append(f"| {machine_name(machine) if where == '1-thread' else ''} | {name} | {cells[0]} | {cells[1]} | "
+                             f"{against[0]} | {cells[2]} | {against[1]} |")
+        if not lines:
+            raise FigureError("no reference has step 7's rows (generate_text, own decode loop)")
+        unit = "每秒 token 数（占上限的比例）" if zh else "tokens/s (share of the bound)"
+        return "\n".join([f"| {' | '.join(heads)} |", "|---|---|---:|---:|---:|---:|---:|", *lines,
+                          "", f"<small>{unit}</small>"])
+
     # the case study's two regimes: (row-id prefix, name per language)
     REGIMES = {"throughput": ("case_study/resnet-50-throughput-all-cores/", {"en": "throughput", "zh": "吞吐量"}),
                "latency": ("case_study/resnet-50-batch-1-latency-p50-all-cores/",
@@ -1087,7 +1131,7 @@ class Figures:
                 ("ratio", "times", "between", "value", "param", "verdicts", "steps", "outcome_word", "interval", "noise", "drift_table",
                  "part_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table",
-                 "upgrade_summary", "decode_table", "engines_table", "call_profile", "leave_pytorch", "lead", "tuned")}
+                 "upgrade_summary", "decode_table", "engines_table", "decode_limit", "call_profile", "leave_pytorch", "lead", "tuned")}
 
 
 def environment(figures: Figures) -> jinja2.Environment:

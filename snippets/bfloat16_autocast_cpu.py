@@ -125,6 +125,12 @@ def main() -> None:
     print(f"training, {args.steps} steps: final loss fp32 {losses[False]:.5f}, bf16 autocast {losses[True]:.5f}, "
           f"relative gap {gap:.2%} (tolerance 10%): {'OK' if gap < 0.10 else 'FAIL'}")
 
+    threads = torch.get_num_threads()
+    for label, bf16 in (("fp32", False), ("bf16 autocast", True)):
+        t = Timer("predict(model, x, bf16)", globals={"predict": predict, "model": model, "x": x, "bf16": bf16},
+                  num_threads=threads).blocked_autorange(min_run_time=0.2)
+        print(f"{label:14} {t.median * 1e3:8.2f} ms per batch of {len(x)} ({threads} thread{'s' if threads > 1 else ''})")
+
     # --8<-- [start:fp32_precision]
     # torch >= 2.9: let oneDNN run *fp32* matmuls in bf16 internally, without autocast.
     # It takes effect where oneDNN chooses a bf16 kernel (AMX, AMD's AVX512_BF16); on AVX2-only CPUs and
@@ -139,12 +145,6 @@ def main() -> None:
     else:
         print("SKIP: torch.backends.mkldnn.matmul.fp32_precision needs torch >= 2.9")
     # --8<-- [end:fp32_precision]
-
-    threads = torch.get_num_threads()
-    for label, bf16 in (("fp32", False), ("bf16 autocast", True)):
-        t = Timer("predict(model, x, bf16)", globals={"predict": predict, "model": model, "x": x, "bf16": bf16},
-                  num_threads=threads).blocked_autorange(min_run_time=0.2)
-        print(f"{label:14} {t.median * 1e3:8.2f} ms per batch of {len(x)} ({threads} thread{'s' if threads > 1 else ''})")
 
 
 if __name__ == "__main__":

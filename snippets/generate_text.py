@@ -31,11 +31,12 @@ TINY = dict(QWEN2_5_0_5B, hidden_size=256, intermediate_size=1024, num_hidden_la
             vocab_size=8192)
 FULL = {"shape": QWEN2_5_0_5B, "prompt": 128, "new_tokens": 32, "naive_tokens": 8, "rounds": 3, "bandwidth_mib": 1024}
 QUICK = {"shape": TINY, "prompt": 16, "new_tokens": 8, "naive_tokens": 8, "rounds": 1, "bandwidth_mib": 256}
-STEPS = ("naive", "kv_cache", "bf16", "compile", "int8", "int4", "da8w4")
+STEPS = ("naive", "kv_cache", "bf16", "compile", "int8", "int4", "loop", "da8w4")
 LLAMA_CPP = ("llama_f16", "llama_q8_0", "llama_q4_0")  # llama.cpp on the same weights, beside the steps
 TITLES = {"naive": "naive loop, fp32, autograd on", "kv_cache": "KV cache (generate), fp32",
           "bf16": "bf16 weights", "compile": "static cache + torch.compile",
           "int8": "int8 weight-only, compiled", "int4": "int4 weight-only (A16W4), compiled",
+          "loop": "int4, own loop, one compiled step",
           "da8w4": "int8 activations, int4 weights (DA8W4)",
           "llama_f16": "llama.cpp, F16", "llama_q8_0": "llama.cpp, Q8_0", "llama_q4_0": "llama.cpp, Q4_0"}
 LLAMA_INSTALL = "pip install llama-cpp-python==0.3.36 gguf==0.19.0 (builds llama.cpp: a C++ compiler and cmake)"
@@ -134,14 +135,54 @@ def int8(model):
     return compiled(quantized)
 
 
-def int4(model):
-    """Step 6: int4 weights in groups of 128, packed for torchao's CPU kernel; bf16 activations."""
+def int4_weights(model):
+    """int4 weights in groups of 128, packed for torchao's CPU kernel; bf16 activations."""
     from torchao.prototype.quantization.int4 import PrototypeInt4WeightOnlyConfig
     from torchao.quantization import quantize_
 
     quantized = copy.deepcopy(model).to(torch.bfloat16)
     quantize_(quantized, PrototypeInt4WeightOnlyConfig(group_size=128, set_inductor_config=False))
-    return compiled(quantized)
+    return quantized
+
+
+def int4(model):
+    """Step 6: int4 weights, compiled as step 4."""
+    return compiled(int4_weights(model))
+
+
+def decode_loop(model):
+    """Step 7: step 6's int4 model in a greedy loop of your own, as gpt-fast writes one: a static
+    cache made once per generation, the prompt in one eager forward, then one compiled function
+    per new token that runs the forward and picks the token (its argmax), so nothing else runs
+    between two tokens and the shapes never change. Inductor's freezing makes the weights
+    constants of the compiled code (it may fold and re-pack them)."""
+    from transformers import StaticCache
+
+    quantized = int4_weights(model)
+
+    def next_token(token, cache, position):
+        logits = quantized(input_ids=token, cache=cache, cache_position=position).logits
+        return logits[:, -1].argmax(-1, keepdim=True)
+
+    step = torch.compile(next_token, fullgraph=True, options={"freezing": True})
+
+    def generate(ids, new_tokens, streamer):
+        with torch.inference_mode():
+            cache = StaticCache(config=quantized.config, max_cache_len=ids.shape[1] + new_tokens)
+            streamer.put(ids)
+            logits = quantized(input_ids=ids, cache=cache, cache_position=torch.arange(ids.shape[1])).logits
+            tokens = [ids, logits[:, -1].argmax(-1, keepdim=True)]
+            streamer.put(tokens[-1][:, 0])
+            position = torch.tensor([ids.shape[1]])
+            for _ in range(new_tokens - 1):
+                with torch.profiler.record_function("decode step"):  # what profile_decode finds
+                    tokens.append(step(tokens[-1], cache, position))
+                position += 1
+                streamer.put(tokens[-1][:, 0])
+            return torch.cat(tokens, dim=1)
+
+    generate.marks_decode_steps = True
+    return quantized, generate
 
 
 def da8w4(model):
@@ -155,7 +196,7 @@ def da8w4(model):
 
 
 BUILD = {"naive": naive, "kv_cache": kv_cache, "bf16": bf16, "compile": static_cache_compiled, "int8": int8,
-         "int4": int4, "da8w4": da8w4}
+         "int4": int4, "loop": decode_loop, "da8w4": da8w4}
 # --8<-- [end:steps]
 
 
@@ -278,7 +319,7 @@ BUILD.update({step: lambda model, kind=step[6:].upper(): llama_cpp(model, kind) 
 
 def why_not(step: str) -> str | None:
     """Why this installation cannot run a step, or None."""
-    if step in ("int8", "int4", "da8w4"):
+    if step in ("int8", "int4", "loop", "da8w4"):
         try:
             import torchao  # noqa: F401  (registers torchao's operators)
         except ImportError:
@@ -422,7 +463,8 @@ def profile_decode(model, generate, prompt: torch.Tensor, new_tokens: int) -> di
     sees inside the model's forward for one new position, by PARTS ("matrix products",
     "attention"); the rest of the forward ("other", for a compiled step mostly Inductor's fused
     kernels, which the profiler sees as one call); generate()'s own work between two forward
-    calls ("generate() between forwards"); and the whole token ("token"). Profiled twice, the
+    calls ("generate() between forwards"; for step 7, "the loop between steps"); and the whole
+    token ("token"). Profiled twice, the
     first discarded (a compiled model recompiles once under the profiler)."""
     inner = model.forward
 
@@ -431,7 +473,9 @@ def profile_decode(model, generate, prompt: torch.Tensor, new_tokens: int) -> di
         with torch.profiler.record_function("decode step" if ids.shape[1] == 1 else "prefill"):
             return inner(*args, **kwargs)
 
-    model.forward = forward
+    own_loop = getattr(generate, "marks_decode_steps", False)  # step 7 marks its compiled steps itself
+    if not own_loop:
+        model.forward = forward
     try:
         for _ in range(2):
             clock = TokenClock()
@@ -455,7 +499,8 @@ def profile_decode(model, generate, prompt: torch.Tensor, new_tokens: int) -> di
     decode = sorted(steps.values(), key=lambda e: e.time_range.start)[:len(tokens)]  # one forward per new token
     found = {p: [parts[id(e)][p] for e in decode] for p in PARTS}
     found["other"] = [e.cpu_time_total / 1e6 - sum(parts[id(e)].values()) for e in decode]
-    found["generate() between forwards"] = [t - e.cpu_time_total / 1e6 for t, e in zip(tokens, decode)]
+    between = "the loop between steps" if own_loop else "generate() between forwards"
+    found[between] = [t - e.cpu_time_total / 1e6 for t, e in zip(tokens, decode)]
     found["token"] = tokens
     return found
 # --8<-- [end:profile]

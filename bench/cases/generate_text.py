@@ -26,8 +26,12 @@ WHEN = "Running a language model: the KV cache, then fewer bytes per weight, com
 # What its verdicts and Home's headline count: the variant a reader should use, per regime (row-id patterns)
 RECOMMENDED = {"decode": ["generate_text/decode-batch-1-*/6-int4-weight-only-a16w4-compiled"]}
 
-COMPILED = ("compile", "int8", "int4", "da8w4")
-PROFILED = "int4"  # the fastest step: where its decode time goes
+COMPILED = ("compile", "int8", "int4", "loop", "da8w4")
+PROFILED = ("int4", "loop")  # the fastest steps: where their decode time goes
+# Step 7 (your own loop) is a candidate for reaching the bound: it is timed in the same rounds as
+# step 6 and llama.cpp's Q4_0 and recorded in a group of its own, "Own decode loop against
+# generate()" (not in the decode groups, which every kind's first recording has without it).
+LIMIT = ("int4", "loop", "llama_q4_0")
 BATCH = 8
 
 
@@ -53,10 +57,14 @@ def run(session) -> None:
     for threads, where in session.thread_settings():
         groups = {"decode": f"Decode, batch 1, {where}", "batch": f"Decode, batch {BATCH}, {where}",
                   "ttft": f"Time to first token, {where}"}
+        limit = f"Own decode loop against generate(), batch 1, {where}"
         if session.quick:
             for step in COMPILED:
                 for key, group in groups.items():
-                    session.skip(group, label(g, step), "--quick: no compilation")
+                    if step != "loop":
+                        session.skip(group, label(g, step), "--quick: no compilation")
+            for step in LIMIT:
+                session.skip(limit, label(g, step), "--quick: no compilation")
         # Build + first call compile cold: an empty Inductor cache for each thread count, as
         # bench/cases/torch_compile.py times its first call. Without it Inductor reads its default
         # folder, which outlives the process, and a second run on a machine can time a warm compile.
@@ -67,7 +75,7 @@ def run(session) -> None:
             # models, each prefill and decode, at batch 1 and 8, are more than its default limit (8).
             with num_threads(threads), torch._dynamo.config.patch(recompile_limit=64):
                 single = g.measure(built, prompt, cfg["new_tokens"], cfg["rounds"], cfg["naive_tokens"])
-                batched = g.measure({s: r for s, r in built.items() if s != "naive" and s not in g.LLAMA_CPP},
+                batched = g.measure({s: r for s, r in built.items() if s not in ("naive", "loop", *g.LLAMA_CPP)},
                                     batch_prompt, cfg["new_tokens"],
                                     cfg["rounds"], cfg["naive_tokens"])
             # The bound: the fastest read before and after the rounds (a shared machine's bandwidth varies).
@@ -79,7 +87,7 @@ def run(session) -> None:
             reference = single["kv_cache"]["ids"]
             for step in steps:
                 if "not_run" in built[step]:
-                    for group in groups.values():
+                    for group in ([limit] if step == "loop" else groups.values()):
                         session.skip(group, label(g, step), built[step]["not_run"])
                     continue
                 found, m = single[step], built[step]["model"]
@@ -95,15 +103,21 @@ def run(session) -> None:
                     precision, index = "fp32" if m.dtype == torch.float32 else "bf16", g.STEPS.index(step) + 1
                 common = {"num_threads": threads, "step": index, "precision": precision,
                           "prompt_tokens": cfg["prompt"]}
+                decode = {**common, "new_tokens": len(found["ids"][0]) - cfg["prompt"],
+                          "p99_s": g.p99(found["per_token"]),
+                          "bytes_per_token": g.bytes_per_token(m, positions),
+                          "bound_tokens_per_s": bound, "share_of_bound": 1 / seconds / bound,
+                          "top1_agreement_pct": 100 * agree,
+                          "max_abs_logit_diff": dlogit, "min_logit_cosine": cosine,
+                          "resident_mb": g.resident_bytes(m, cfg["prompt"] + cfg["new_tokens"]) / 1e6,
+                          "build_s": built[step]["build_s"], "first_call_s": found["first_call_s"]}
+                if step in LIMIT and "model" in built.get("int4", {}):  # the same samples, beside step 7's, from the same interleaved rounds
+                    session.time_samples(limit, label(g, step), found["per_token"], baseline=step == "int4", items=1,
+                                         params={**decode, "ttft_s": statistics.median(found["ttft"])})
+                if step == "loop":
+                    continue
                 session.time_samples(groups["decode"], label(g, step), found["per_token"], baseline=step == "naive",
-                                     items=1, params={**common, "new_tokens": len(found["ids"][0]) - cfg["prompt"],
-                                                      "p99_s": g.p99(found["per_token"]),
-                                                      "bytes_per_token": g.bytes_per_token(m, positions),
-                                                      "bound_tokens_per_s": bound, "share_of_bound": 1 / seconds / bound,
-                                                      "top1_agreement_pct": 100 * agree,
-                                                      "max_abs_logit_diff": dlogit, "min_logit_cosine": cosine,
-                                                      "resident_mb": g.resident_bytes(m, cfg["prompt"] + cfg["new_tokens"]) / 1e6,
-                                                      "build_s": built[step]["build_s"], "first_call_s": found["first_call_s"]})
+                                     items=1, params=decode)
                 ttft = statistics.median(found["ttft"])
                 flop = (flops["generate"], flops["naive"])
                 peak = peaks.get(precision)
@@ -116,7 +130,8 @@ def run(session) -> None:
                                          params={**common, "batch": BATCH,
                                                  "bound_tokens_per_s": BATCH * bandwidth * 1e9
                                                  / (g.bytes_per_token(m, positions) + (BATCH - 1) * g.kv_cache_bytes(m, positions))})
-            profile(session, g, built, prompt, cfg, threads, where, bandwidth)
+            for step in PROFILED:
+                profile(session, g, built, step, prompt, cfg, threads, where, bandwidth)
             del built, single, batched
 
 
@@ -158,20 +173,22 @@ def prefill_flops(model, prompt: torch.Tensor, last_only: bool = True) -> float:
     return float(counter.get_total_flops())
 
 
-def profile(session, g, built, prompt, cfg, threads, where, bandwidth) -> None:
-    """Where the fastest step's decode time goes (snippet's profile_decode), per token: the
-    matrix products (with the rate they read the quantized weights at, against the bandwidth
-    measured in the same run), the attention, the rest of the forward, generate()'s own work."""
-    group = f"Where a decode token's time goes, {g.TITLES[PROFILED]}, {where}"
-    labels = {"token": "whole token", **{part: part for part in (*g.PARTS, "other", "generate() between forwards")}}
-    if "model" not in built.get(PROFILED, {}):
-        reason = built.get(PROFILED, {}).get("not_run", "--quick: no compilation")
+def profile(session, g, built, step, prompt, cfg, threads, where, bandwidth) -> None:
+    """Where a step's decode time goes (snippet's profile_decode), per token: the matrix
+    products (with the rate they read the quantized weights at, against the bandwidth measured in
+    the same run), the attention, the rest of the forward, the work between two forwards
+    (generate()'s, or step 7's own loop's)."""
+    group = f"Where a decode token's time goes, {g.TITLES[step]}, {where}"
+    between = "the loop between steps" if step == "loop" else "generate() between forwards"
+    labels = {"token": "whole token", **{part: part for part in (*g.PARTS, "other", between)}}
+    if "model" not in built.get(step, {}):
+        reason = built.get(step, {}).get("not_run", "--quick: no compilation")
         for label in labels.values():
             session.skip(group, label, reason)
         return
-    model = built[PROFILED]["model"]
+    model = built[step]["model"]
     with num_threads(threads), torch._dynamo.config.patch(recompile_limit=64):
-        found = g.profile_decode(model, built[PROFILED]["generate"], prompt, cfg["new_tokens"])
+        found = g.profile_decode(model, built[step]["generate"], prompt, cfg["new_tokens"])
     weights = g.unique_bytes(m.weight for m in model.modules() if isinstance(m, torch.nn.Linear))
     for part, label in labels.items():
         median, spread = summarise(found[part])

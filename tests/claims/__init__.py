@@ -47,6 +47,9 @@ class Measured:
     def __init__(self, references: list[dict], inverted: bool = False):
         self.rows = {kind(r["machine"]): by_id(r) for r in references}
         self.recordings = {kind(r["machine"]): recordings(r) for r in references}
+        # the machine of each recording, in the order of self.recordings (the first: the reference's)
+        self.machines = {kind(r["machine"]): [r["machine"], *(rec["machine"] for rec in r.get("recordings", []))]
+                         for r in references}
         self.inverted = inverted
 
     def kinds(self, *levels: str) -> list[str]:
@@ -101,6 +104,12 @@ class Measured:
         spans = [across([rows], row_id, other_id) for rows in self.recordings[kind_] if row_id in rows and other_id in rows]
         assert spans, f"no recording of {kind_} has both {row_id} and {other_id}"
         return [(1 / high, 1 / low) for low, high in spans] if self.inverted else spans
+
+    def span_in(self, rows: dict, row_id: str, other_id: str) -> tuple[float, float]:
+        """The interval of row_id over other_id in one recording (rows: one of self.recordings'),
+        by the rule; turned upside down when inverted."""
+        low, high = across([rows], row_id, other_id)
+        return (1 / high, 1 / low) if self.inverted else (low, high)
 
     def outcomes_each(self, kind_: str, row_id: str, other_id: str | None = None) -> list[str]:
         """The rule's verdict in each recording of the kind: ["lost", "paid"] on ZEN4 is lost on the
