@@ -33,7 +33,7 @@ from bench.cases import pages, recommended, techniques, when
 from bench.compare import by_id, fmt_ratio, fmt_value
 from bench.machine import kind, kind_order, kind_title
 from bench.noise import EVEN, ONE_SAMPLE, across, combined, outcome
-from bench.references import PROBE, load_all, load_releases, load_upgrades, pins, recordings, release_key, timed_rows
+from bench.references import PROBE, load_all, load_releases, load_upgrades, pins, recording_machines, recordings, release_key, timed_rows
 
 OUTCOMES = {"en": {"paid": "paid", "lost": "lost", "even": "even", "mixed": "mixed"},
             "zh": {"paid": "更快", "lost": "更慢", "even": "持平", "mixed": "有快有慢"}}
@@ -412,6 +412,12 @@ class Figures:
     CASE_STEP = {"throughput": "case_study/resnet-50-throughput-all-cores/{}",
                  "batch-1-p50": "case_study/resnet-50-batch-1-latency-p50-all-cores/{}"}
 
+    def last_run(self, kind_: str, row_id: str) -> tuple[dict, dict] | None:
+        """(rows, machine) of the kind's last recording that has row_id, or None: a table of rows
+        a later recording added, each named by the machine that ran it."""
+        ran = [i for i, rows in enumerate(self.recordings[kind_]) if row_id in rows]
+        return (self.recordings[kind_][ran[-1]], recording_machines(self.references[kind_])[ran[-1]]) if ran else None
+
     def tuned(self) -> str:
         """Tune your model on ResNet-50, per kind it ran on: the steps it kept, its kept configuration
         (throughput and batch-1 p50) against the baseline and against the case study's fastest
@@ -422,12 +428,10 @@ class Figures:
         from bench.machine import machine_name
         lines = []
         kept_id = self.TUNED.format("throughput", "kept-configuration")
-        for k, recs in self.recordings.items():
-            ran = [i for i, rows in enumerate(recs) if kept_id in rows]
-            if not ran:
+        for k in self.recordings:
+            if not (last := self.last_run(k, kept_id)):
                 continue
-            run = recs[ran[-1]]  # its last run, and the machine that made it
-            machine = self.references[k]["machine"] if ran[-1] == 0 else self.references[k]["recordings"][ran[-1] - 1]["machine"]
+            run, machine = last
             kept = run[kept_id]
             step = self._case_best(run)
             for regime, name in (("throughput", "吞吐量" if zh else "throughput"), ("batch-1-p50", "批大小 1 的 p50" if zh else "batch-1 p50")):
@@ -981,14 +985,12 @@ class Figures:
              "llama.cpp Q4_0", "Step 7 against Q4_0")
         from bench.machine import machine_name
         lines = []
-        for k, recs in self.recordings.items():
-            for where, name in (("1-thread", "1" if not zh else "1"), ("all-cores", "全部核心" if zh else "all cores")):
+        for k in self.recordings:
+            for where, name in (("1-thread", "1"), ("all-cores", "全部核心" if zh else "all cores")):
                 ids = [self.LIMIT.format(where, slug) for slug in self.LIMIT_ROWS]
-                ran = [i for i, rows in enumerate(recs) if ids[1] in rows]
-                if not ran:
+                if not (last := self.last_run(k, ids[1])):
                     continue
-                run = recs[ran[-1]]
-                machine = self.references[k]["machine"] if ran[-1] == 0 else self.references[k]["recordings"][ran[-1] - 1]["machine"]
+                run, machine = last
                 cells = []
                 for row_id in ids:
                     row = run.get(row_id)

@@ -97,6 +97,12 @@ def recordings(reference: dict) -> list[dict[str, dict]]:
     return [{r["id"]: r for r in reference["results"] if "from_recording" not in r}] + later
 
 
+def recording_machines(reference: dict) -> list[dict]:
+    """The machine block of each recording, in recordings()' order: the reference's own, then each
+    later recording's."""
+    return [reference["machine"], *(recording["machine"] for recording in reference.get("recordings", []))]
+
+
 def recording_count(reference: dict, row_id: str) -> int:
     return sum(row_id in rows for rows in recordings(reference))
 

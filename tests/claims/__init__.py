@@ -34,7 +34,7 @@ from typing import Callable
 
 from bench.compare import by_id
 from bench.figures import page_table
-from bench.references import recordings
+from bench.references import recording_machines, recordings
 from bench.noise import across, combined, outcome
 from bench.machine import KINDS, kind
 from tests.paths import DOCS
@@ -47,9 +47,7 @@ class Measured:
     def __init__(self, references: list[dict], inverted: bool = False):
         self.rows = {kind(r["machine"]): by_id(r) for r in references}
         self.recordings = {kind(r["machine"]): recordings(r) for r in references}
-        # the machine of each recording, in the order of self.recordings (the first: the reference's)
-        self.machines = {kind(r["machine"]): [r["machine"], *(rec["machine"] for rec in r.get("recordings", []))]
-                         for r in references}
+        self.machines = {kind(r["machine"]): recording_machines(r) for r in references}  # in recordings' order
         self.inverted = inverted
 
     def kinds(self, *levels: str) -> list[str]:
