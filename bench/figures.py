@@ -172,12 +172,23 @@ class Figures:
         row = self.row(kind_, row_id)
         return fmt_value(row["median"], row["unit"]).replace("samples/s", "images/s" if "resnet" in row_id else "samples/s")
 
-    def param(self, kind_: str, row_id: str, key: str, fmt: str = "{:.0f}") -> str:
-        """A value the row carries in params (compile_s, share_of_peak, gflops …), formatted."""
-        params = self.row(kind_, row_id)["params"]
+    def param(self, kind_: str, row_id: str, key: str, fmt: str = "{:.0f}", beside: str | None = None) -> str:
+        """A value the row carries in params (compile_s, share_of_peak, gflops …), formatted. With
+        beside (a row id of a group a later recording added): the value of the run that recorded
+        that row, where the reference's own row is another run's (another machine's)."""
+        params = (self.row(kind_, row_id) if beside is None else self._same_run(kind_, row_id, beside))["params"]
         if params.get(key) is None:
             raise FigureError(f"the {kind_} row {row_id!r} has no {key}")
         return fmt.format(params[key])
+
+    def _same_run(self, kind_: str, row_id: str, beside: str) -> dict:
+        """row_id as recorded in the run that recorded beside (the reference's row of beside says
+        which: from_recording), not the reference's own row of row_id."""
+        index = self.row(kind_, beside).get("from_recording")
+        rows = self.recordings[kind_][0 if index is None else index + 1]
+        if row_id not in rows:
+            raise FigureError(f"the {kind_} run that recorded {beside!r} has no row {row_id!r}")
+        return rows[row_id]
 
     def part_minutes(self, kind_: str, technique: str) -> str:
         """How long one technique's part of the kind's reference took, in whole minutes: from the
@@ -412,11 +423,13 @@ class Figures:
     CASE_STEP = {"throughput": "case_study/resnet-50-throughput-all-cores/{}",
                  "batch-1-p50": "case_study/resnet-50-batch-1-latency-p50-all-cores/{}"}
 
-    def last_run(self, kind_: str, row_id: str) -> tuple[dict, dict] | None:
-        """(rows, machine) of the kind's last recording that has row_id, or None: a table of rows
-        a later recording added, each named by the machine that ran it."""
+    def first_run(self, kind_: str, row_id: str) -> tuple[dict, dict] | None:
+        """(rows, machine) of the kind's first recording that has row_id, or None: the run the
+        reference's own row of row_id comes from (from_recording), so a table of rows a later
+        recording added shows the run the results tables and param(beside=) show, named by the
+        machine that ran it."""
         ran = [i for i, rows in enumerate(self.recordings[kind_]) if row_id in rows]
-        return (self.recordings[kind_][ran[-1]], recording_machines(self.references[kind_])[ran[-1]]) if ran else None
+        return (self.recordings[kind_][ran[0]], recording_machines(self.references[kind_])[ran[0]]) if ran else None
 
     def tuned(self) -> str:
         """Tune your model on ResNet-50, per kind it ran on: the steps it kept, its kept configuration
@@ -429,7 +442,7 @@ class Figures:
         lines = []
         kept_id = self.TUNED.format("throughput", "kept-configuration")
         for k in self.recordings:
-            if not (last := self.last_run(k, kept_id)):
+            if not (last := self.first_run(k, kept_id)):
                 continue
             run, machine = last
             kept = run[kept_id]
@@ -548,6 +561,29 @@ class Figures:
         note = {"en": "\\* {}: these rows were measured on another machine of the same kind (the benchmark page's notes say which).",
                 "zh": "\\* {}：这些行是在同类的另一台机器上测得的（基准测试页面的说明写明了是哪台）。"}[self.lang]
         return "\n".join(lines) + "".join("\n\n" + note.format(n) for n in notes)
+
+    def elsewhere_rows(self) -> str:
+        """Per kind whose reference names rows measured on another machine of the kind
+        ("elsewhere"): the groups those rows are in, by technique, in the page's language and the
+        reference's order: '**AMD, AVX-512 + BF16**: From naive to fast: “group”; Tune your model:
+        “group”, “group”'."""
+        from bench.render import say
+        zh = self.lang == "zh"
+        titles = techniques()
+        parts = []
+        for reference in self.references.values():
+            where = reference.get("elsewhere", {})
+            found: dict[str, dict[str, str]] = {}
+            for row in reference["results"]:
+                if any(row["id"] == i or row["id"].startswith(i.rstrip("/") + "/") for i in where):
+                    found.setdefault(row["technique"], {}).setdefault(row["group"], say(row["group"], self.lang))
+            if found:
+                parts.append(f"**{kind_title(reference['machine'])}**{'：' if zh else ': '}" + ("；" if zh else "; ").join(
+                    f"{say(titles.get(t, t), self.lang)}{'：' if zh else ': '}"
+                    + ("、" if zh else ", ").join(f"“{g}”" for g in groups.values()) for t, groups in found.items()))
+        if not parts:
+            raise FigureError("no reference names rows measured elsewhere")
+        return ("；" if zh else "; ").join(parts)
 
     def _label(self, label: str) -> str:
         """A row's label in the page's language (bench/names.zh.json for Chinese)."""
@@ -975,7 +1011,7 @@ class Figures:
     def decode_limit(self) -> str:
         """Generating text, step 7 (your own loop, one compiled step) against step 6 (generate()
         and a compiled forward) and llama.cpp's Q4_0, timed in the same interleaved rounds: per
-        kind that measured them, from the last run that did, named by the machine that ran it;
+        kind that measured them, from the first run that did, named by the machine that ran it;
         tokens/s (share of the bound) and the intervals of step 7 against the other two, each
         with bench.noise's verdict."""
         zh = self.lang == "zh"
@@ -988,7 +1024,7 @@ class Figures:
         for k in self.recordings:
             for where, name in (("1-thread", "1"), ("all-cores", "全部核心" if zh else "all cores")):
                 ids = [self.LIMIT.format(where, slug) for slug in self.LIMIT_ROWS]
-                if not (last := self.last_run(k, ids[1])):
+                if not (last := self.first_run(k, ids[1])):
                     continue
                 run, machine = last
                 cells = []
@@ -1133,7 +1169,8 @@ class Figures:
                 ("ratio", "times", "between", "value", "param", "verdicts", "steps", "outcome_word", "interval", "noise", "drift_table",
                  "part_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table",
-                 "upgrade_summary", "decode_table", "engines_table", "decode_limit", "call_profile", "leave_pytorch", "lead", "tuned")}
+                 "upgrade_summary", "decode_table", "engines_table", "decode_limit", "call_profile", "leave_pytorch", "lead", "tuned",
+                 "elsewhere_rows")}
 
 
 def environment(figures: Figures) -> jinja2.Environment:

@@ -154,8 +154,7 @@ def decode_loop(model):
     """Step 7: step 6's int4 model in a greedy loop of your own, as gpt-fast writes one: a static
     cache made once per generation, the prompt in one eager forward, then one compiled function
     per new token that runs the forward and picks the token (its argmax), so nothing else runs
-    between two tokens and the shapes never change. Inductor's freezing makes the weights
-    constants of the compiled code (it may fold and re-pack them)."""
+    between two tokens and the shapes never change."""
     from transformers import StaticCache
 
     quantized = int4_weights(model)
@@ -164,7 +163,7 @@ def decode_loop(model):
         logits = quantized(input_ids=token, cache=cache, cache_position=position).logits
         return logits[:, -1].argmax(-1, keepdim=True)
 
-    step = torch.compile(next_token, fullgraph=True, options={"freezing": True})
+    step = torch.compile(next_token, fullgraph=True)
 
     def generate(ids, new_tokens, streamer):
         with torch.inference_mode():

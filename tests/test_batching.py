@@ -6,6 +6,7 @@ import torch
 
 from bench.core import load_snippet
 from tests.isolation import run_isolated
+from tests.paths import DOCS, OUTPUTS
 from tests.running import run_here, run_shared
 
 THROUGHPUT = "batching_throughput_latency"
@@ -58,6 +59,29 @@ def test_table_covers_every_batch_size_and_its_columns_agree():
         for batch, ms_one, rate_one, ms_all, rate_all in rows:
             for ms, rate in ((ms_one, rate_one), (ms_all, rate_all)):
                 assert rate == pytest.approx(batch / (ms / 1e3), rel=0.01, abs=0.1)  # samples/s = batch / time
+
+
+RECORDED_SAYS = {
+    "batching.md": "In the throughput output, one run on that Zen 5, all threads process more samples per second than "
+                   "one thread at every batch from 8 up, in both models",
+    "batching.zh.md": "在吞吐量输出（那台 Zen 5 上的一次运行）中，从批大小 8 起，两个模型在每个批大小上都是全部线程每秒处理的样本多于单线程",
+}
+
+
+def test_recorded_throughput_output_says_what_the_page_says_of_it():
+    """The page describes the recorded throughput output (docs/outputs, one run on a Zen 5): from
+    batch 8 up all threads are ahead of one thread in both models. A re-recording that contradicts
+    the sentence fails here, and the sentence must change with it."""
+    for page, quote in RECORDED_SAYS.items():
+        assert quote in re.sub(r"\s+", " ", (DOCS / page).read_text()), f"{page} no longer says: {quote}"
+    recorded = (OUTPUTS / f"{THROUGHPUT}.txt").read_text()
+    assert "(Zen 5)" in recorded.splitlines()[0], "the page says the output was recorded on a Zen 5"
+    tables = _tables(recorded)
+    for model, rows in tables.items():
+        large = [r for r in rows if r[0] >= 8]
+        assert large, model
+        for batch, _, rate_one, _, rate_all in large:
+            assert rate_all > rate_one, f"{model} batch {batch}: all threads {rate_all} not above 1 thread {rate_one}"
 
 
 def test_threads_and_batch_sizes_options():

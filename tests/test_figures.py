@@ -123,6 +123,18 @@ RELEASE_FUNCTIONS = re.compile(r"^\s*(release_check|holds_on|releases_table)\(")
 PINNED = re.compile(r'^\s*pinned\("([\w-]+)"\)\s*$')
 # The verdict rule's constants (bench/noise.py), which are settings, not measurements
 RULE = re.compile(r'^\s*noise\("(\w+)"\)\s*$')
+# Template functions over what a reference says of its rows' machines ("elsewhere"), not their values
+PROVENANCE = re.compile(r"^\s*elsewhere_rows\(")
+
+
+def _fewer_elsewhere(references: list[dict]) -> list[dict]:
+    """The references with the "elsewhere" entries of each one's first technique in it dropped."""
+    out = copy.deepcopy(references)
+    for reference in out:
+        where = reference.get("elsewhere", {})
+        first = next(iter(where), "").split("/")[0]
+        reference["elsewhere"] = {k: v for k, v in where.items() if k.split("/")[0] != first}
+    return out
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if TEMPLATE.search((DOCS / p).read_text())])
@@ -146,6 +158,11 @@ def test_every_figure_follows_its_reference(page):
         if RULE.match(inner):
             constant = {"even": noise.EVEN, "one_sample": noise.ONE_SAMPLE}[RULE.match(inner).group(1)]
             assert now.from_string(expression).render() == f"{constant * 100:.0f}%"
+            continue
+        if PROVENANCE.match(inner):
+            fewer = environment(Figures(_fewer_elsewhere(references), _lang(page)))
+            assert now.from_string(expression).render() != fewer.from_string(expression).render(), \
+                f"{page}: {expression} does not follow the references' elsewhere"
             continue
         if UPGRADE_FUNCTIONS.match(inner):
             before, after = now.from_string(expression).render(), upgraded.from_string(expression).render()

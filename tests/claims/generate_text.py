@@ -426,11 +426,12 @@ WHERE_6 = "generate_text/where-a-decode-token-s-time-goes-int4-weight-only-a16w4
 
 
 def _limit_runs(m):
-    """(kind, the recording's rows, its machine) for each kind's last recording of step 7."""
+    """(kind, the recording's rows, its machine) for every recording of step 7, of every kind: a
+    sentence about "the run that timed it" holds in each."""
     found = []
     for k in m.having(LIMIT.format("all-cores", LOOP)):
-        ran = [i for i, rows in enumerate(m.recordings[k]) if LIMIT.format("all-cores", LOOP) in rows]
-        found.append((k, m.recordings[k][ran[-1]], m.machines[k][ran[-1]]))
+        found += [(k, rows, m.machines[k][i]) for i, rows in enumerate(m.recordings[k])
+                  if LIMIT.format("all-cores", LOOP) in rows]
     return found
 
 

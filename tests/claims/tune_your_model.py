@@ -12,9 +12,9 @@ CASE = {"throughput": "case_study/resnet-50-throughput-all-cores/{}",
         "batch-1-p50": "case_study/resnet-50-batch-1-latency-p50-all-cores/{}"}
 
 
-def _same_run(m, k) -> dict:
-    """The recording of kind k that ran the program and the case study together (the last one)."""
-    return [rows for rows in m.recordings[k] if KEPT.format("throughput") in rows and CASE["throughput"].format("7-int8") in rows][-1]
+def _same_runs(m, k) -> list[dict]:
+    """The recordings of kind k that ran the program and the case study together (every one)."""
+    return [rows for rows in m.recordings[k] if KEPT.format("throughput") in rows and CASE["throughput"].format("7-int8") in rows]
 
 
 def _fastest_step(rows: dict) -> str:
@@ -33,11 +33,10 @@ def _(m):
     kinds = m.having(KEPT.format("throughput"))
     ok = True
     for k in kinds:
-        rows = _same_run(m, k)
-        best = _fastest_step(rows)
-        kept_steps = rows[KEPT.format("throughput")]["params"]["steps_kept"]
-        ok &= kept_steps[-1] == best.split("-", 1)[1]
-        for regime in ("throughput", "batch-1-p50"):
-            ok &= m.outcome(k, KEPT.format(regime), CASE[regime].format(best)) != "lost"
-            ok &= m.outcome(k, KEPT.format(regime), BASE.format(regime)) == "paid"
+        for rows in _same_runs(m, k):
+            best = _fastest_step(rows)
+            ok &= rows[KEPT.format("throughput")]["params"]["steps_kept"][-1] == best.split("-", 1)[1]
+            for regime in ("throughput", "batch-1-p50"):
+                ok &= m.outcome(k, KEPT.format(regime), CASE[regime].format(best)) != "lost"
+                ok &= m.outcome(k, KEPT.format(regime), BASE.format(regime)) == "paid"
     return ok
