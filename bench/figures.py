@@ -172,6 +172,15 @@ class Figures:
         row = self.row(kind_, row_id)
         return fmt_value(row["median"], row["unit"]).replace("samples/s", "images/s" if "resnet" in row_id else "samples/s")
 
+    def value_span(self, kind_: str, row_id: str) -> str:
+        """The row's median over every recording of the kind that has it, lowest to highest, with its
+        unit: '40.1–65.0 GB/s' (one value where they print the same)."""
+        self.row(kind_, row_id)
+        rows = sorted((rec[row_id] for rec in self.recordings[kind_] if row_id in rec), key=lambda r: r["median"])
+        low, high = (fmt_value(r["median"], r["unit"]) for r in (rows[0], rows[-1]))
+        unit = rows[0]["unit"]
+        return low if low == high else f"{low.removesuffix(' ' + unit)}–{high}"
+
     def param(self, kind_: str, row_id: str, key: str, fmt: str = "{:.0f}", beside: str | None = None) -> str:
         """A value the row carries in params (compile_s, share_of_peak, gflops …), formatted. With
         beside (a row id of a group a later recording added): the value of the run that recorded
@@ -1166,7 +1175,7 @@ class Figures:
     # --- the template functions ---------------------------------------------------------------
     def functions(self) -> dict:
         return {name: getattr(self, name) for name in
-                ("ratio", "times", "between", "value", "param", "verdicts", "steps", "outcome_word", "interval", "noise", "drift_table",
+                ("ratio", "times", "between", "value", "value_span", "param", "verdicts", "steps", "outcome_word", "interval", "noise", "drift_table",
                  "part_minutes", "paths", "ratio_span", "param_span", "param_max", "runtimes",
                  "pinned", "release_check", "holds_on", "releases_table",
                  "upgrade_summary", "decode_table", "engines_table", "decode_limit", "call_profile", "leave_pytorch", "lead", "tuned",
