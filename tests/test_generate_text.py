@@ -236,14 +236,18 @@ def test_bad_arguments_exit_2_with_a_message(args, message):
 def test_no_reference_decodes_faster_than_its_bandwidth_allows():
     """tokens/s x bytes read per token is memory traffic: above the bandwidth measured in the same
     run (10% for noise) it would be a harness bug, not a fast step. Prefill is compute: below peak."""
-    from bench.references import load_all
+    from bench.references import load_all, recordings
 
     checked = 0
     for reference in load_all():
-        for row in reference["results"]:
+        for row in (row for rows in recordings(reference) for row in rows.values()):  # every recording
             if row["id"].startswith("generate_text/decode-batch-1-"):
                 assert row["params"]["share_of_bound"] <= 1.1, row
                 checked += 1
+        # the first recording's prefill only: the Zen 5 recordings' peak counts one 512-bit FMA unit
+        # per core (inferred: the peak table does not know the Zen 5; the Benchmark page says so), and
+        # their bf16 prefill goes above it
+        for row in reference["results"]:
             if row["id"].startswith("generate_text/time-to-first-token-") and row["params"]["share_of_peak"]:
                 assert row["params"]["share_of_peak"] <= 1.1, row
     assert checked or not any("generate_text" in r["techniques"] for r in load_all())

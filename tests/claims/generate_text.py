@@ -104,16 +104,44 @@ def _(m):
     return all(m.outcome(k, row.format(w)) == "lost" for w in WHERE for k in m.having(row.format(w)))
 
 
-@claim("generate-text.zh.md", "离上限最近的 PyTorch 步骤是单线程下的 fp32 KV 缓存")
-@claim("generate-text.md", "The closest any PyTorch step came to the bound was the fp32 KV cache at one thread")
+@claim("generate-text.zh.md", "离上限最近的 PyTorch 步骤是单线程下的 fp32 KV 缓存（只有一次 Zen 5 运行例外：它用全部核心测得的带宽是这一类各次记录中最低的，"
+       "在那次运行中，全部核心上编译过的一两步与它的差别在噪声之内）")
+@claim("generate-text.md", "The closest any PyTorch step came to the bound was the fp32 KV cache at one thread (but for\n"
+       "one Zen 5 run, the one with the kind's lowest all-cores bandwidth reading, where a compiled step or\n"
+       "two on all cores came within noise of it)")
 def _(m):
-    """Per kind, the fp32 KV cache at one thread has a higher share of the bound than every other
-    PyTorch step in either group, beyond noise (and none is above the bound: that would be a
-    harness bug)."""
-    shares = {(k, w, s): m.param(k, f"{D1}-{w}/{s}", "share_of_bound") for k in _kinds(m) for w in WHERE for s in STEPS}
-    return (all(v <= 1 for v in shares.values())
-            and all(_share_span(m, k, f"{D1}-1-thread/{KV}", f"{D1}-{w}/{s}")[0] > 1.05
-                    for k in _kinds(m) for w in WHERE for s in STEPS if (w, s) != ("1-thread", KV)))
+    """In each recording of each kind (its own bounds): the fp32 KV cache at one thread has a higher
+    share of the bound than every other PyTorch step in either group, beyond noise, except in one
+    Zen 5 recording (family 26) of the AMD AVX-512 + BF16 kind, the one with its lowest all-cores
+    bandwidth, where one or two compiled steps (4-6) on all cores are within noise of it (not above);
+    no share above the bound by more than the 10% the bound test allows."""
+    from bench.noise import across
+    top = f"{D1}-1-thread/{KV}"
+    exceptions, ok = set(), True
+    for k in _kinds(m):
+        for i, rows in enumerate(m.recordings[k]):
+            if top not in rows:
+                continue
+            for w in WHERE:
+                for step in STEPS:
+                    other = f"{D1}-{w}/{step}"
+                    if (w, step) == ("1-thread", KV) or other not in rows:
+                        continue
+                    ok &= rows[other]["params"]["share_of_bound"] <= 1.1
+                    bounds = rows[other]["params"]["bound_tokens_per_s"] / rows[top]["params"]["bound_tokens_per_s"]
+                    low, high = (x * bounds for x in across([rows], top, other))
+                    if m.inverted:
+                        low, high = 1 / high, 1 / low
+                    if low <= 1 + EVEN:
+                        exceptions.add((k, i, w, step))
+                        ok &= high >= 1 - EVEN  # within noise, not beyond it
+    if not ok or not exceptions:
+        return ok and not exceptions
+    lowest = min((rows[BW.format("all-cores")]["median"], i) for i, rows in enumerate(m.recordings[ZEN4])
+                 if BW.format("all-cores") in rows)[1]
+    return ({(k, i, w) for k, i, w, _s in exceptions} == {(ZEN4, lowest, "all-cores")}
+            and str(m.machines[ZEN4][lowest].get("cpu_family")) == "26"
+            and {s for *_, s in exceptions} <= {COMPILE, INT8, INT4} and len(exceptions) <= 2)
 
 
 def _share_span(m, k, row, other):
@@ -322,6 +350,24 @@ def _(m):
         values = [rows[BW.format(w)]["median"] for rows in zen5]
         return max(values) / min(values)
     return low > 1 and len(zen5) >= 2 and spread("all-cores") > 1.3 and spread("1-thread") < 1.1
+
+
+@claim("generate-text.zh.md", "在全部核心读数最低的那次运行中，llama.cpp 的 F16 解码速度达到了按该读数算出的上限的 "
+       "{{ fig.param_max_f16_share_of_bound_ac }}：机器实际提供的带宽高于这个读数，所以那次运行在全部核心上的比例偏高")
+@claim("generate-text.md", "In the run with the lowest all-cores reading, llama.cpp's F16 decoded\n"
+       "at {{ fig.param_max_f16_share_of_bound_ac }} of the bound that reading gives: the machine delivered\n"
+       "more than the reading, so that run's shares on all cores are overstated")
+def _(m):
+    """The highest share of the bound of llama.cpp's F16 on all cores, over every kind and recording
+    (the figure), is above 1 and is in the AMD AVX-512 + BF16 recording with the lowest all-cores
+    bandwidth reading."""
+    row = "generate_text/decode-batch-1-all-cores/llama-cpp-f16"
+    found = [(rows[row]["params"]["share_of_bound"], k, i) for k in m.having(row)
+             for i, rows in enumerate(m.recordings[k]) if row in rows]
+    share, k, i = max(found)
+    lowest = min((rows[BW.format("all-cores")]["median"], j) for j, rows in enumerate(m.recordings[ZEN4])
+                 if BW.format("all-cores") in rows)[1]
+    return share > 1 and (k, i) == (ZEN4, lowest) and not m.inverted
 
 
 PEAK_1T = "vectorise/torch-mm-vs-theoretical-fp32-peak-1-thread/theoretical-peak"
