@@ -48,11 +48,10 @@ test-fast: setup
 
 # Every generated file again, from the references and fresh runs: docs/results in both languages,
 # the recorded outputs (docs/outputs), the page notebooks, the Your machine notebook. The tests
-# marked recorded compare each with a fresh copy; --update-outputs writes it instead. Twice: nothing changes.
+# marked recorded compare each with a fresh copy; --update-outputs writes it instead, and at the end of the
+# run makes the page notebooks again from the outputs just written (tests/conftest.py). Twice: nothing changes.
 regen: setup
 	$(PY) -m pytest -m recorded --update-outputs
-	# the page notebooks carry the recorded outputs just written: made again from them
-	$(PY) -m pytest -m recorded --update-outputs tests/test_case_study_notebook.py
 
 # The errata, snippets' outputs and API statements on another torch release, in a venv of its own
 # (.venv-torch/<release>); records docs/outputs/releases/torch-<release>.json (tests/releases.py).

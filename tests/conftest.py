@@ -151,6 +151,26 @@ def pytest_addoption(parser):
     parser.addoption("--release-outcomes", default="", help="tests/releases.py: write each test's outcome")
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """`make regen` in one pass: with --update-outputs, once every worker has written its recorded
+    outputs, make the page notebooks again from them (their test may have run before the outputs
+    it carries were rewritten). Only where the run included the notebook test (a run that updates
+    one output leaves the notebooks to their test)."""
+    config = session.config
+    if hasattr(config, "workerinput") or not config.getoption("--update-outputs"):
+        return
+    if not any(item.nodeid.startswith("tests/test_case_study_notebook.py") for item in session.items):
+        return
+    import nbformat
+
+    from tests.page_notebook import build
+    from tests.test_case_study_notebook import EDITIONS
+    for page, notebook in EDITIONS.values():
+        fresh = nbformat.writes(build(page)) + "\n"
+        if not notebook.is_file() or notebook.read_text() != fresh:
+            notebook.write_text(fresh)
+
+
 @pytest.fixture(scope="session")
 def built_site():
     """`mkdocs build --strict` offline into a temporary folder, once for the whole test run
