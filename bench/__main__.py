@@ -76,17 +76,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def missing_recordings() -> list[str]:
-    """The techniques of which this kind's reference has a row recorded fewer than twice, or no row
-    (not_measured, a technique the reference lacks)."""
+    """The techniques this kind's reference has recorded fewer than twice (to_record)."""
     from bench.machine import this_machine
-    from bench.references import path_for, recording_count
+    from bench.references import path_for
     path = path_for(this_machine())
     if not path.is_file():
         raise SystemExit(f"error: no reference for this CPU kind ({path.name}): record one with --update-reference")
-    reference = json.loads(path.read_text())
-    names = list(techniques())
+    return to_record(json.loads(path.read_text()), list(techniques()))
+
+
+def to_record(reference: dict, names: list[str]) -> list[str]:
+    """Of names, the techniques of which the reference has a row recorded fewer than twice, a row
+    added after its first run (not_measured) that fewer than two of its recordings have, or no
+    row at all. Rows it did not run on purpose (not_run: e.g. ResNet-50 only) are not lacking."""
+    from bench.references import recording_count, recordings
     thin = {r["technique"] for r in reference["results"] if recording_count(reference, r["id"]) < 2}
-    lacking = {key.split("/", 1)[0] for key in reference.get("not_measured", {})}
+    recorded = recordings(reference)
+    lacking = {key.split("/", 1)[0] for key in reference.get("not_measured", {})
+               if sum(any(i == key or i.startswith(key.rstrip("/") + "/") for i in rows) for rows in recorded) < 2}
     absent = {name for name in names if not any(r["technique"] == name for r in reference["results"])}
     return [name for name in names if name in thin | lacking | absent]
 

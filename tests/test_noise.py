@@ -182,3 +182,24 @@ def test_add_recording_refuses_a_missing_file_with_a_message(tmp_path):
     done = subprocess.run([sys.executable, "-m", "bench", "--add-recording", str(tmp_path / "none.json")],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "is not a file" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_record_missing_picks_what_fewer_than_two_recordings_have():
+    """--record-missing (bench.__main__.to_record): a technique with a row recorded once, or with a
+    row added after the first run (not_measured) that fewer than two recordings have, or with no
+    row; not one whose added row two later recordings have, nor one whose missing row was not run
+    on purpose (not_run)."""
+    from bench.__main__ import to_record
+
+    def row(i):
+        return {"id": i, "technique": i.split("/")[0], "group": i.split("/")[1], "label": i, "median": 1.0}
+    reference = {
+        "results": [row("a/g/x"), row("b/g/x"), row("c/g/x"), row("d/g/x")],
+        "not_measured": {"c/g/new": "added after this run", "d/g/new": "added after this run"},
+        "not_run": {"b/g/y": "ResNet-50 only"},
+        "recordings": [{"results": [row("a/g/x"), row("b/g/x"), row("c/g/x"), row("d/g/x"), row("d/g/new")]},
+                       {"results": [row("b/g/x"), row("c/g/x"), row("d/g/x"), row("d/g/new")]}]}
+    assert to_record(reference, ["a", "b", "c", "d", "e"]) == ["c", "e"]
+    reference["recordings"][1]["results"].append(row("c/g/new"))
+    reference["recordings"][0]["results"].append(row("c/g/new"))
+    assert to_record(reference, ["a", "b", "c", "d", "e"]) == ["e"]
