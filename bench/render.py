@@ -167,7 +167,8 @@ def table(references: list[dict], technique: str, lang: str = "en") -> str:
                 cells.append("–" if row is None else
                              f"**{fmt_ratio(row.get('ratio'))}**<br>"
                              f"<small>{value(row['median'], row['unit'], lang).replace(' ', '&nbsp;')}</small>")
-            base = any(found.get(row_id, {}).get("baseline") for found in rows)
+            # the baseline row says so, unless its label already does ("baseline")
+            base = any(found.get(row_id, {}).get("baseline") for found in rows) and label.lower() != "baseline"
             out.append(f"| {say(label, lang)}{say(' (baseline)', lang) if base else ''} | " + " | ".join(cells) + " |")
         out.append("")
     return "\n".join(out)
