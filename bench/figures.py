@@ -191,10 +191,10 @@ class Figures:
         return fmt.format(params[key])
 
     def _same_run(self, kind_: str, row_id: str, beside: str) -> dict:
-        """row_id as recorded in the run that recorded beside (the reference's row of beside says
-        which: from_recording), not the reference's own row of row_id."""
-        index = self.row(kind_, beside).get("from_recording")
-        rows = self.recordings[kind_][0 if index is None else index + 1]
+        """row_id as recorded in the run the reference's row of beside comes from (first_run), not
+        the reference's own row of row_id."""
+        self.row(kind_, beside)
+        rows, _machine = self.first_run(kind_, beside)
         if row_id not in rows:
             raise FigureError(f"the {kind_} run that recorded {beside!r} has no row {row_id!r}")
         return rows[row_id]
@@ -451,9 +451,9 @@ class Figures:
         lines = []
         kept_id = self.TUNED.format("throughput", "kept-configuration")
         for k in self.recordings:
-            if not (last := self.first_run(k, kept_id)):
+            if not (first := self.first_run(k, kept_id)):
                 continue
-            run, machine = last
+            run, machine = first
             kept = run[kept_id]
             step = self._case_best(run)
             for regime, name in (("throughput", "吞吐量" if zh else "throughput"), ("batch-1-p50", "批大小 1 的 p50" if zh else "batch-1 p50")):
@@ -1033,9 +1033,9 @@ class Figures:
         for k in self.recordings:
             for where, name in (("1-thread", "1"), ("all-cores", "全部核心" if zh else "all cores")):
                 ids = [self.LIMIT.format(where, slug) for slug in self.LIMIT_ROWS]
-                if not (last := self.first_run(k, ids[1])):
+                if not (first := self.first_run(k, ids[1])):
                     continue
-                run, machine = last
+                run, machine = first
                 cells = []
                 for row_id in ids:
                     row = run.get(row_id)
