@@ -34,6 +34,7 @@ from bench.compare import by_id, fmt_ratio, fmt_value
 from bench.machine import kind, kind_order, kind_title
 from bench.noise import EVEN, ONE_SAMPLE, across, combined, outcome
 from bench.references import PROBE, load_all, load_releases, load_upgrades, pins, recording_machines, recordings, release_key, timed_rows
+from bench.words import say, zh_names
 
 OUTCOMES = {"en": {"paid": "paid", "lost": "lost", "even": "even", "mixed": "mixed"},
             "zh": {"paid": "更快", "lost": "更慢", "even": "持平", "mixed": "有快有慢"}}
@@ -576,7 +577,6 @@ class Figures:
         ("elsewhere"): the groups those rows are in, by technique, in the page's language and the
         reference's order: '**AMD, AVX-512 + BF16**: From naive to fast: “group”; Tune your model:
         “group”, “group”'."""
-        from bench.render import say
         zh = self.lang == "zh"
         titles = techniques()
         parts = []
@@ -596,7 +596,6 @@ class Figures:
 
     def _label(self, label: str) -> str:
         """A row's label in the page's language (bench/names.zh.json for Chinese)."""
-        from bench.render import zh_names
         return zh_names().get(label, label) if self.lang == "zh" else label
 
     def _runtime_name(self, label: str) -> str:

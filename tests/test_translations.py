@@ -150,7 +150,7 @@ def test_every_benchmark_name_has_a_chinese_name():
     from bench.cases import recommended, techniques, when
     from bench.figures import PAGE_TABLES, page_table
     from bench.references import load_all
-    from bench.render import zh_names
+    from bench.words import zh_names
 
     used = {row[key] for reference in load_all() for row in reference["results"] for key in ("group", "label")}
     used |= set(techniques().values()) | set(when().values())
@@ -167,7 +167,7 @@ def test_every_reference_note_and_reason_has_a_chinese_translation():
     """The Chinese tables (docs/results/zh/) show each reference's notes and the reason each row is
     not shown in Chinese: bench/notes.zh.json has one translation for each, and none that nothing uses."""
     from bench.references import load_all, unmeasured
-    from bench.render import zh_notes
+    from bench.words import zh_notes
 
     used = {reference["notes"] for reference in load_all() if reference.get("notes")}
     used |= {why for reference in load_all() for why in unmeasured(reference).values()}
@@ -176,3 +176,19 @@ def test_every_reference_note_and_reason_has_a_chinese_translation():
     assert not missing, f"add Chinese translations to bench/notes.zh.json for: {missing}"
     assert not set(notes) - used, f"translations nothing uses any more: {sorted(set(notes) - used)}"
     assert all(notes.values()), "an empty translation"
+
+
+def test_the_words_stand_alone_and_the_figures_do_not_import_the_renderer():
+    """bench/words.py holds the Chinese edition's words that no page holds and imports nothing of the
+    project; bench.figures reads them there, so it never imports bench.render (which imports it):
+    no import cycle between the two (issue 63)."""
+    import ast
+
+    from tests.paths import ROOT
+
+    def imported(path):
+        tree = ast.parse(path.read_text())
+        return {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module} | \
+               {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not {m for m in imported(ROOT / "bench" / "words.py") if m.split(".")[0] in ("bench", "tests", "snippets")}
+    assert "bench.render" not in imported(ROOT / "bench" / "figures.py")
