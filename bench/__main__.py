@@ -89,11 +89,11 @@ def to_record(reference: dict, names: list[str]) -> list[str]:
     """Of names, the techniques of which the reference has a row recorded fewer than twice, a row
     added after its first run (not_measured) that fewer than two of its recordings have, or no
     row at all. Rows it did not run on purpose (not_run: e.g. ResNet-50 only) are not lacking."""
-    from bench.references import recording_count, recordings
+    from bench.references import recording_count, recordings, under
     thin = {r["technique"] for r in reference["results"] if recording_count(reference, r["id"]) < 2}
     recorded = recordings(reference)
     lacking = {key.split("/", 1)[0] for key in reference.get("not_measured", {})
-               if sum(any(i == key or i.startswith(key.rstrip("/") + "/") for i in rows) for rows in recorded) < 2}
+               if sum(any(under(i, key) for i in rows) for rows in recorded) < 2}
     absent = {name for name in names if not any(r["technique"] == name for r in reference["results"])}
     return [name for name in names if name in thin | lacking | absent]
 

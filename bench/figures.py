@@ -33,7 +33,7 @@ from bench.cases import pages, recommended, techniques, when
 from bench.compare import by_id, fmt_ratio, fmt_value
 from bench.machine import kind, kind_order, kind_title
 from bench.noise import EVEN, ONE_SAMPLE, across, combined, outcome
-from bench.references import PROBE, load_all, load_releases, load_upgrades, pins, recording_machines, recordings, release_key, timed_rows
+from bench.references import PROBE, load_all, load_releases, load_upgrades, pins, recording_machines, recordings, release_key, timed_rows, under
 from bench.words import say, zh_names
 
 OUTCOMES = {"en": {"paid": "paid", "lost": "lost", "even": "even", "mixed": "mixed"},
@@ -584,7 +584,7 @@ class Figures:
             where = reference.get("elsewhere", {})
             found: dict[str, dict[str, str]] = {}
             for row in reference["results"]:
-                if any(row["id"] == i or row["id"].startswith(i.rstrip("/") + "/") for i in where):
+                if any(under(row["id"], i) for i in where):
                     found.setdefault(row["technique"], {}).setdefault(row["group"], say(row["group"], self.lang))
             if found:
                 parts.append(f"**{kind_title(reference['machine'])}**{'：' if zh else ': '}" + ("；" if zh else "; ").join(

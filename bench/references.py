@@ -75,10 +75,15 @@ def unmeasured(reference: dict) -> dict[str, str]:
     return {**reference.get("withdrawn", {}), **reference.get("not_measured", {}), **reference.get("not_run", {})}
 
 
+def under(row_id: str, prefix: str) -> bool:
+    """row_id is prefix, or a row under it (prefix a technique, a technique/group or a row id)."""
+    return row_id == prefix or row_id.startswith(prefix.rstrip("/") + "/")
+
+
 def lacks(reference: dict, row_id: str) -> str | None:
     """Why the reference has no row_id on purpose, or None."""
     for prefix, reason in unmeasured(reference).items():
-        if row_id == prefix or row_id.startswith(prefix.rstrip("/") + "/"):
+        if under(row_id, prefix):
             return reason
     return None
 
@@ -141,7 +146,7 @@ def add_recording(reference: dict, run: dict) -> tuple[dict, dict[str, int]]:
         out["results"] += new_groups
         added = {r["id"] for r in new_groups}
         out["not_measured"] = {k: v for k, v in out.get("not_measured", {}).items()
-                               if not any(i == k or i.startswith(k.rstrip("/") + "/") for i in added)}
+                               if not any(under(i, k) for i in added)}
         if not same_cpu(run["machine"], reference["machine"]):
             from bench.machine import machine_name
             where = (f"measured in a later recording ({run['created'][:10]}) on {machine_name(run['machine'])}, "

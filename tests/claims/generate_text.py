@@ -137,11 +137,16 @@ def _(m):
                         ok &= high >= 1 - EVEN  # within noise, not beyond it
     if not ok or not exceptions:
         return ok and not exceptions
-    lowest = min((rows[BW.format("all-cores")]["median"], i) for i, rows in enumerate(m.recordings[ZEN4])
-                 if BW.format("all-cores") in rows)[1]
+    lowest = _lowest_all_cores_bandwidth(m)
     return ({(k, i, w) for k, i, w, _s in exceptions} == {(ZEN4, lowest, "all-cores")}
             and str(m.machines[ZEN4][lowest].get("cpu_family")) == "26"
             and {s for *_, s in exceptions} <= {COMPILE, INT8, INT4} and len(exceptions) <= 2)
+
+
+def _lowest_all_cores_bandwidth(m) -> int:
+    """The index of the AMD AVX-512 + BF16 recording with the lowest all-cores streaming read."""
+    return min((rows[BW.format("all-cores")]["median"], i) for i, rows in enumerate(m.recordings[ZEN4])
+               if BW.format("all-cores") in rows)[1]
 
 
 def _share_span(m, k, row, other):
@@ -365,8 +370,7 @@ def _(m):
     found = [(rows[row]["params"]["share_of_bound"], k, i) for k in m.having(row)
              for i, rows in enumerate(m.recordings[k]) if row in rows]
     share, k, i = max(found)
-    lowest = min((rows[BW.format("all-cores")]["median"], j) for j, rows in enumerate(m.recordings[ZEN4])
-                 if BW.format("all-cores") in rows)[1]
+    lowest = _lowest_all_cores_bandwidth(m)
     return share > 1 and (k, i) == (ZEN4, lowest) and not m.inverted
 
 
